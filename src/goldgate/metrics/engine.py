@@ -1,0 +1,94 @@
+"""Score many metrics over one corpus, preprocessing each text once per shared key."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from goldgate.errors import InputError
+from goldgate.metrics.base import Metric, Score, Signature, Stats, sum_stats
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """One metric over one corpus: per-example statistics plus everything derived from them."""
+
+    spec: str
+    metric: Metric[Any]
+    stats: tuple[Stats, ...]
+    signature: Signature
+
+    def total(self, indices: Iterable[int] | None = None) -> list[float]:
+        """Statistics summed over all examples, or over the given example indices."""
+        rows = self.stats if indices is None else [self.stats[i] for i in indices]
+        return sum_stats(rows, len(self.metric.stat_names))
+
+    def corpus_score(self, indices: Iterable[int] | None = None) -> Score:
+        """The corpus (or slice) score with its components."""
+        total = self.total(indices)
+        return Score(
+            metric=self.spec,
+            score=self.metric.score_stats(total),
+            signature=str(self.signature),
+            components=self.metric.components(total),
+        )
+
+    def per_example(self) -> list[float]:
+        """Sentence-level scores in input order (0–100)."""
+        return [self.metric.example_score(row) for row in self.stats]
+
+
+class _PreprocessCache:
+    """Memoises ``metric.preprocess`` per preprocess key, shared across metrics."""
+
+    def __init__(self) -> None:
+        self._tables: dict[Hashable, dict[str, Any]] = {}
+
+    def function(self, metric: Metric[Any]) -> Any:
+        table = self._tables.setdefault(metric.preprocess_key(), {})
+        preprocess = metric.preprocess
+
+        def cached(text: str) -> Any:
+            try:
+                return table[text]
+            except KeyError:
+                value = table[text] = preprocess(text)
+                return value
+
+        return cached
+
+
+def _validate(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> None:
+    if len(candidates) != len(references):
+        raise InputError(
+            f"{len(candidates)} candidates but {len(references)} reference lists: "
+            "every candidate needs its references"
+        )
+    for index, refs in enumerate(references):
+        if len(refs) == 0:
+            raise InputError(f"example {index + 1} has no references")
+
+
+def score_corpus(
+    metrics: Sequence[tuple[str, Metric[Any]]],
+    candidates: Sequence[str],
+    references: Sequence[Sequence[str]],
+) -> list[MetricResult]:
+    """Compute per-example statistics of every ``(spec, metric)`` over one corpus.
+
+    ``references[i]`` holds the references of ``candidates[i]``; their number may vary.
+    """
+    _validate(candidates, references)
+    cache = _PreprocessCache()
+    reference_counts = [len(refs) for refs in references]
+    results = []
+    for spec, metric in metrics:
+        prep = cache.function(metric)
+        example_stats = metric.example_stats
+        rows = tuple(
+            example_stats(prep(candidate), [prep(ref) for ref in refs])
+            for candidate, refs in zip(candidates, references, strict=True)
+        )
+        results.append(MetricResult(spec, metric, rows, metric.signature(reference_counts)))
+    return results

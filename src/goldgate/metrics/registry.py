@@ -1,0 +1,168 @@
+"""Find metrics by name: built-ins, the ``goldgate.metrics`` entry point, ``module:function``."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from importlib.metadata import entry_points
+from typing import Any, ClassVar
+
+from pydantic import ValidationError
+
+from goldgate.errors import MetricError, did_you_mean
+from goldgate.metrics.base import Metric, MetricOptions, Stats
+
+ENTRY_POINT_GROUP = "goldgate.metrics"
+
+# name -> "module:attribute" of a Metric subclass; imported on first use.
+_BUILTINS: dict[str, str] = {
+    "bleu": "goldgate.metrics.bleu:BLEU",
+    "sentence_bleu": "goldgate.metrics.bleu:SentenceBLEU",
+    "chrf": "goldgate.metrics.chrf:CHRF",
+    "chrf++": "goldgate.metrics.chrf:CHRFPlusPlus",
+    **{f"rouge{n}": f"goldgate.metrics.rouge:Rouge{n}" for n in range(1, 10)},
+    "rougeL": "goldgate.metrics.rouge:RougeL",
+    "rougeLsum": "goldgate.metrics.rouge:RougeLsum",
+    "rougeW": "goldgate.metrics.rouge_perl:RougeW",
+    "rougeS": "goldgate.metrics.rouge_perl:RougeS",
+    "rougeSU": "goldgate.metrics.rouge_perl:RougeSU",
+    "exact_match": "goldgate.metrics.exact:ExactMatch",
+    "token_f1": "goldgate.metrics.exact:TokenF1",
+    "length_ratio": "goldgate.metrics.length:LengthRatio",
+}
+
+
+def builtin_metric_names() -> list[str]:
+    """Names of the metrics goldgate ships."""
+    return list(_BUILTINS)
+
+
+def _entry_point_metrics() -> dict[str, Any]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def metric_names() -> list[str]:
+    """Every metric name that ``create_metric`` accepts without a ``module:function`` path."""
+    return builtin_metric_names() + sorted(set(_entry_point_metrics()) - set(_BUILTINS))
+
+
+class _NoOptions(MetricOptions):
+    pass
+
+
+class FunctionMetric(Metric[MetricOptions]):
+    """A user's per-example function ``(candidate, references) -> float`` on 0–100, averaged."""
+
+    Options: ClassVar[type[MetricOptions]] = _NoOptions
+    stat_names = ("score_sum", "count")
+
+    def __init__(self, name: str, function: Callable[..., float], options: MetricOptions) -> None:
+        super().__init__(options)
+        self.name = name  # type: ignore[misc]
+        self.function = function
+
+    def preprocess_key(self) -> Any:
+        return ("raw",)
+
+    def example_stats(self, candidate: Any, references: Sequence[Any]) -> Stats:
+        value = self.function(candidate, list(references))
+        try:
+            return (float(value), 1.0)
+        except (TypeError, ValueError):
+            raise MetricError(
+                f"custom metric {self.name!r} returned {value!r}, not a number"
+            ) from None
+
+    def score_stats(self, stats: Sequence[float]) -> float:
+        return stats[0] / stats[1] if stats[1] else 0.0
+
+    def signature_fields(self) -> list[tuple[str, str]]:
+        return [("custom", self.name)]
+
+
+def _load_object(path: str, label: str) -> Any:
+    module_name, _, attribute = path.partition(":")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise MetricError(f"{label}: cannot import module {module_name!r}: {exc}") from None
+    for part in attribute.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise MetricError(f"{label}: module {module_name!r} has no {attribute!r}") from None
+    return obj
+
+
+def _build(name: str, obj: Any, options: Mapping[str, Any], where: str) -> Metric[Any]:
+    if inspect.isclass(obj) and issubclass(obj, Metric):
+        return obj(_parse_options(name, obj.Options, options, where))
+    if callable(obj):
+        return FunctionMetric(name, obj, _parse_options(name, _NoOptions, options, where))
+    raise MetricError(f"{where}{name!r} is neither a Metric subclass nor a function")
+
+
+def _parse_options(
+    name: str, model: type[MetricOptions], options: Mapping[str, Any], where: str
+) -> MetricOptions:
+    known = set(model.model_fields)
+    for key in options:
+        if key not in known:
+            hint = did_you_mean(key, known)
+            valid = ", ".join(sorted(known)) or "none"
+            raise MetricError(
+                f"{where}unknown option {key!r} for metric {name!r}{hint}; valid options: {valid}"
+            )
+    try:
+        return model(**options)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first["loc"])
+        raise MetricError(
+            f"{where}bad value for option {key!r} of metric {name!r}: {first['msg']}"
+        ) from None
+
+
+def create_metric(
+    name: str, options: Mapping[str, Any] | None = None, *, where: str = ""
+) -> Metric[Any]:
+    """Build a metric by name with options; ``where`` prefixes errors (``file: key: ``)."""
+    options = dict(options or {})
+    if name in _BUILTINS:
+        return _build(name, _load_object(_BUILTINS[name], name), options, where)
+    plugins = _entry_point_metrics()
+    if name in plugins:
+        return _build(name, plugins[name].load(), options, where)
+    if ":" in name:
+        return _build(name, _load_object(name, f"{where}metric {name!r}"), options, where)
+    hint = did_you_mean(name, metric_names())
+    raise MetricError(f"{where}unknown metric {name!r}{hint}")
+
+
+def parse_metric_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``bleu:tokenize=intl,lowercase=true`` into a name and string options.
+
+    A custom ``package.module:function`` name may carry options after a second colon.
+    """
+    name, options_text = spec, ""
+    head, sep, tail = spec.rpartition(":")
+    if sep and "=" in tail:
+        name, options_text = head, tail
+    elif sep and "=" in spec:
+        raise MetricError(f"bad metric spec {spec!r}: options go after the last ':'")
+    options: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in options_text.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise MetricError(f"bad metric spec {spec!r}: expected key=value, got {item!r}")
+        options[key.strip()] = value.strip()
+    if not name:
+        raise MetricError(f"bad metric spec {spec!r}: no metric name")
+    return name, options
+
+
+def metric_from_spec(spec: str, *, where: str = "") -> Metric[Any]:
+    """Build a metric from a command-line spec such as ``rougeLsum:use_stemmer=true``."""
+    name, options = parse_metric_spec(spec)
+    return create_metric(name, options, where=where)

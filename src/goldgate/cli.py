@@ -1,0 +1,63 @@
+"""The ``goldgate`` command: argument parsing over the library; ``main(argv) -> int``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from goldgate import __version__
+from goldgate.errors import GoldgateError
+
+EXIT_OK = 0
+EXIT_REGRESSION = 1
+EXIT_ERROR = 2
+
+# Each command lives in goldgate.commands.<module> and provides
+#   add_arguments(parser: argparse.ArgumentParser) -> None
+#   run(args: argparse.Namespace) -> int
+#   HELP: str (one line)
+COMMANDS: dict[str, str] = {
+    "score": "goldgate.commands.score",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"goldgate: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="goldgate", description="A regression gate for text-generation quality.")
+    parser.add_argument("--version", action="version", version=f"goldgate {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, module_name in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        sub = subparsers.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(sub)
+        sub.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run a goldgate command; returns 0 pass, 1 regression, 2 usage or input error."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        code: int = args._run(args)
+    except GoldgateError as exc:
+        print(f"goldgate: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("goldgate: interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per goldgate command; cli.py wires them."""

@@ -1,0 +1,192 @@
+"""The result of a gate run: the one document every report and face reads.
+
+It is decided completely before anything is rendered; reporters only display it. Written to
+disk as versioned JSON (``schema_version``) and read back by ``goldgate report``.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RESULT_SCHEMA_VERSION = "goldgate.result/1"
+
+
+class Verdict(str, Enum):
+    """The outcome of a run (and of each suite)."""
+
+    PASS = "pass"
+    REGRESSED = "regressed"
+    IMPROVED = "improved"
+    ERROR = "error"
+
+    @property
+    def exit_code(self) -> int:
+        """0 pass or improved, 1 regressed, 2 error."""
+        return {"pass": 0, "improved": 0, "regressed": 1, "error": 2}[self.value]
+
+
+class CheckStatus(str, Enum):
+    """The outcome of one gate check."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    #: beyond tolerance but not statistically significant: forgiven as noise
+    FORGIVEN = "forgiven"
+    IMPROVED = "improved"
+    #: could not be evaluated (no baseline yet for a baseline-relative rule)
+    SKIPPED = "skipped"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Interval(_Model):
+    """A confidence interval of a delta, in points."""
+
+    low: float
+    high: float
+    level: float = Field(description="confidence level, e.g. 0.95")
+
+
+class MetricSummary(_Model):
+    """One metric of one suite (or one tag slice): baseline, current and their difference."""
+
+    metric: str
+    signature: str
+    current: float
+    baseline: float | None = None
+    delta: float | None = None
+    interval: Interval | None = None
+    p_value: float | None = None
+    components: dict[str, Any] = Field(default_factory=dict)
+    baseline_components: dict[str, Any] = Field(default_factory=dict)
+
+
+class CheckResult(_Model):
+    """One gate rule applied to one metric of one suite (optionally one tag slice)."""
+
+    suite: str
+    metric: str
+    rule: str = Field(description="min | max_drop | max_drop_rel | max_flips")
+    threshold: float
+    status: CheckStatus
+    message: str
+    slice: str | None = Field(default=None, description="tag of the slice, None for the suite")
+    current: float | None = None
+    baseline: float | None = None
+    delta: float | None = None
+    interval: Interval | None = None
+    p_value: float | None = None
+    flips: int | None = None
+
+    @property
+    def id(self) -> str:
+        """A stable, readable identifier such as ``qa::exact_match::max_drop``."""
+        parts = [self.suite, self.metric, self.rule]
+        if self.slice:
+            parts.insert(2, f"tag={self.slice}")
+        return "::".join(parts)
+
+
+class SliceResult(_Model):
+    """A tag slice of a suite: the examples carrying the tag, scored alone."""
+
+    tag: str
+    n_examples: int
+    metrics: list[MetricSummary]
+
+
+class ExampleResult(_Model):
+    """One golden example: its texts and per-example scores now and at the baseline."""
+
+    id: str
+    line: int | None = Field(default=None, description="line of the golden file (1-based)")
+    tags: list[str] = Field(default_factory=list)
+    input: Any = None
+    references: list[str]
+    output: str
+    baseline_output: str | None = None
+    scores: dict[str, float] = Field(default_factory=dict)
+    baseline_scores: dict[str, float] = Field(default_factory=dict)
+    #: metrics (binary ones, such as exact match) that went from correct to wrong
+    flipped_to_wrong: list[str] = Field(default_factory=list)
+    flipped_to_right: list[str] = Field(default_factory=list)
+    new: bool = Field(default=False, description="not in the baseline")
+
+
+class SuiteResult(_Model):
+    """One suite: its verdict, metrics, checks, slices and examples."""
+
+    name: str
+    verdict: Verdict
+    goldens: str = Field(description="path of the golden file, relative to the project root")
+    golden_hash: str
+    n_examples: int
+    metrics: list[MetricSummary]
+    checks: list[CheckResult]
+    slices: list[SliceResult] = Field(default_factory=list)
+    examples: list[ExampleResult] = Field(default_factory=list)
+    error: str | None = None
+
+
+class SignificanceSettings(_Model):
+    """How deltas were tested (None in the result when significance is off)."""
+
+    method: str
+    resamples: int
+    alpha: float
+    seed: int
+
+
+class RunResult(_Model):
+    """The whole run."""
+
+    schema_version: str = RESULT_SCHEMA_VERSION
+    goldgate_version: str
+    created_at: str = Field(description="ISO 8601 timestamp; the only field that varies")
+    verdict: Verdict
+    config: str | None = None
+    baseline: str | None = None
+    baseline_found: bool = False
+    significance: SignificanceSettings | None = None
+    suites: list[SuiteResult]
+    hints: list[str] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """The command's exit code for this verdict."""
+        return self.verdict.exit_code
+
+    def checks(self) -> list[CheckResult]:
+        """Every gate check of every suite, in order."""
+        return [check for suite in self.suites for check in suite.checks]
+
+    def to_json(self) -> str:
+        """Stable JSON (sorted keys are not used: field order is the schema's order)."""
+        return self.model_dump_json(indent=2) + "\n"
+
+    @classmethod
+    def from_json_file(cls, path: Path) -> RunResult:
+        """Read a saved result; raises ``InputError`` naming the file when it is not one."""
+        from pydantic import ValidationError
+
+        from goldgate.errors import InputError
+
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read result: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not UTF-8 (byte {exc.start})") from None
+        try:
+            return cls.model_validate_json(text)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"])
+            raise InputError(f"{path}: not a goldgate result: {loc}: {first['msg']}") from None

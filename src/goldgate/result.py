@@ -6,7 +6,7 @@ disk as versioned JSON (``schema_version``) and read back by ``goldgate report``
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 RESULT_SCHEMA_VERSION = "goldgate.result/1"
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     """The outcome of a run (and of each suite)."""
 
     PASS = "pass"
@@ -29,7 +29,7 @@ class Verdict(str, Enum):
         return {"pass": 0, "improved": 0, "regressed": 1, "error": 2}[self.value]
 
 
-class CheckStatus(str, Enum):
+class CheckStatus(StrEnum):
     """The outcome of one gate check."""
 
     PASS = "pass"

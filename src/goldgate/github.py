@@ -1,0 +1,340 @@
+"""GitHub mode: the job summary, step outputs, annotations and one sticky pull-request comment.
+
+A face, like the CLI: it reads the ``GITHUB_*`` environment it is given and talks to the REST
+API with the standard library only. The token is sent in a header and never printed or logged.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from goldgate.result import CheckStatus, ExampleResult, RunResult, SuiteResult
+
+#: Hidden marker that identifies goldgate's comment among a pull request's comments.
+COMMENT_MARKER = "<!-- goldgate-report -->"
+#: GitHub rejects comment bodies over 65,536 characters.
+MAX_COMMENT_CHARS = 65_000
+DEFAULT_API_URL = "https://api.github.com"
+_TIMEOUT_S = 30
+
+
+@dataclass(frozen=True)
+class GitHubEnvironment:
+    """What GitHub Actions tells a step through its environment."""
+
+    step_summary: Path | None = None
+    output: Path | None = None
+    event_name: str = ""
+    event_path: Path | None = None
+    repository: str = ""
+    api_url: str = DEFAULT_API_URL
+    token: str | None = field(default=None, repr=False)
+    workspace: Path | None = None
+    #: set by a trusted ``workflow_run`` workflow that comments for a fork's pull request
+    pr_number_override: int | None = None
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> GitHubEnvironment:
+        """Read the variables GitHub sets for every step (and goldgate's own overrides)."""
+
+        def path(name: str) -> Path | None:
+            value = environ.get(name, "")
+            return Path(value) if value else None
+
+        override = environ.get("GOLDGATE_PR_NUMBER", "").strip()
+        return cls(
+            step_summary=path("GITHUB_STEP_SUMMARY"),
+            output=path("GITHUB_OUTPUT"),
+            event_name=environ.get("GITHUB_EVENT_NAME", ""),
+            event_path=path("GITHUB_EVENT_PATH"),
+            repository=environ.get("GITHUB_REPOSITORY", ""),
+            api_url=(environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
+            token=environ.get("GOLDGATE_GITHUB_TOKEN") or environ.get("GITHUB_TOKEN") or None,
+            workspace=path("GITHUB_WORKSPACE"),
+            pr_number_override=int(override) if override.isdigit() else None,
+        )
+
+    def pull_request_number(self) -> int | None:
+        """The pull request this run belongs to, from the event payload or the override."""
+        if self.pr_number_override is not None:
+            return self.pr_number_override
+        if self.event_path is None:
+            return None
+        try:
+            payload = json.loads(self.event_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        number = (payload.get("pull_request") or {}).get("number")
+        if number is None and "pull_request" in (payload.get("issue") or {}):
+            number = payload["issue"].get("number")
+        return number if isinstance(number, int) else None
+
+
+# -- step outputs ------------------------------------------------------------------------------
+
+
+def step_outputs(result: RunResult, report_dir: Path | str) -> dict[str, str]:
+    """The action's outputs: verdict, passed, report-dir and the number of failed checks."""
+    failed = sum(1 for check in result.checks() if check.status is CheckStatus.FAIL)
+    return {
+        "verdict": result.verdict.value,
+        "passed": "true" if result.exit_code == 0 else "false",
+        "report-dir": str(report_dir),
+        "regressions": str(failed),
+    }
+
+
+def write_step_outputs(path: Path, outputs: Mapping[str, str]) -> None:
+    """Append outputs to ``$GITHUB_OUTPUT``, multi-line values in heredoc form."""
+    lines = []
+    for name, value in outputs.items():
+        if "\n" in value or "\r" in value:
+            delimiter = f"goldgate_{secrets.token_hex(8)}"
+            lines.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+        else:
+            lines.append(f"{name}={value}\n")
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("".join(lines))
+
+
+def append_step_summary(path: Path, markdown: str) -> None:
+    """Append Markdown to ``$GITHUB_STEP_SUMMARY``."""
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(markdown if markdown.endswith("\n") else markdown + "\n")
+
+
+# -- annotations ------------------------------------------------------------------------------
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _worst_example(suite: SuiteResult, metric: str) -> ExampleResult | None:
+    """The example whose score fell furthest on ``metric`` (None when none fell)."""
+    worst, worst_delta = None, 0.0
+    for example in suite.examples:
+        before = example.baseline_scores.get(metric)
+        now = example.scores.get(metric)
+        if before is None or now is None:
+            continue
+        if now - before < worst_delta:
+            worst, worst_delta = example, now - before
+    return worst
+
+
+def annotation_lines(result: RunResult) -> list[str]:
+    """Workflow commands: an error per failed check, a warning per drop forgiven as noise.
+
+    Each points at the golden file and the line of the example that fell the most.
+    """
+    lines = []
+    for suite in result.suites:
+        if suite.error:
+            lines.append(
+                f"::error file={_escape_property(suite.goldens)},"
+                f"title={_escape_property(f'goldgate: {suite.name}')}::{_escape_data(suite.error)}"
+            )
+        for check in suite.checks:
+            if check.status is CheckStatus.FAIL:
+                level = "error"
+            elif check.status is CheckStatus.FORGIVEN:
+                level = "warning"
+            else:
+                continue
+            properties = [f"file={_escape_property(suite.goldens)}"]
+            worst = _worst_example(suite, check.metric)
+            if worst is not None and worst.line is not None:
+                properties.append(f"line={worst.line}")
+            title = f"goldgate: {suite.name} {check.metric} {check.rule}"
+            properties.append(f"title={_escape_property(title)}")
+            message = check.message
+            if worst is not None:
+                message += f" (worst example: {worst.id})"
+            lines.append(f"::{level} {','.join(properties)}::{_escape_data(message)}")
+    for error in result.errors:
+        lines.append(f"::error title=goldgate::{_escape_data(error)}")
+    return lines
+
+
+# -- the sticky comment -----------------------------------------------------------------------
+
+
+class CommentOutcome(StrEnum):
+    """What happened to the pull-request comment."""
+
+    CREATED = "created"
+    UPDATED = "updated"
+    NOT_A_PULL_REQUEST = "not-a-pull-request"
+    NO_TOKEN = "no-token"
+    NO_PERMISSION = "no-permission"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class CommentResult:
+    """The outcome and, when it did not work, why (never containing the token)."""
+
+    outcome: CommentOutcome
+    detail: str = ""
+    url: str | None = None
+
+
+class _ApiError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"HTTP {status}: {message}")
+        self.status = status
+
+
+class _Api:
+    def __init__(self, base_url: str, token: str) -> None:
+        self.base_url = base_url
+        self._token = token
+        self._host = urllib.parse.urlsplit(base_url).netloc
+
+    def request(
+        self, method: str, url: str, body: Mapping[str, Any] | None = None
+    ) -> tuple[Any, dict[str, str]]:
+        if not url.startswith("http"):
+            url = self.base_url + url
+        # Never send the token to a host other than the API's (a crafted Link header).
+        if urllib.parse.urlsplit(url).netloc != self._host:
+            raise _ApiError(0, "refusing to follow a link to another host")
+        data = json.dumps(body).encode("utf-8") if body is not None else None
+        request = urllib.request.Request(url, data=data, method=method)
+        request.add_header("Authorization", f"Bearer {self._token}")
+        request.add_header("Accept", "application/vnd.github+json")
+        request.add_header("X-GitHub-Api-Version", "2022-11-28")
+        request.add_header("User-Agent", "goldgate")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=_TIMEOUT_S) as response:
+                payload = response.read()
+                headers = {k.lower(): v for k, v in response.headers.items()}
+        except urllib.error.HTTPError as exc:
+            raise _ApiError(exc.code, _api_message(exc)) from None
+        except (urllib.error.URLError, OSError) as exc:
+            raise _ApiError(0, f"cannot reach the GitHub API: {exc}") from None
+        return (json.loads(payload) if payload else None), headers
+
+
+def _api_message(exc: urllib.error.HTTPError) -> str:
+    try:
+        message = json.loads(exc.read()).get("message", "")
+    except (ValueError, AttributeError, OSError):
+        message = ""
+    return str(message or exc.reason)[:200]
+
+
+def _next_link(headers: Mapping[str, str]) -> str | None:
+    for part in headers.get("link", "").split(","):
+        url, _, rel = part.partition(";")
+        if 'rel="next"' in rel:
+            return url.strip().strip("<>")
+    return None
+
+
+def _existing_comments(api: _Api, path: str) -> Iterable[dict[str, Any]]:
+    url: str | None = f"{path}?per_page=100"
+    while url:
+        page, headers = api.request("GET", url)
+        yield from page or []
+        url = _next_link(headers)
+
+
+def fit_comment(markdown: str) -> str:
+    """The marker plus the report, cut (never the verdict at its top) to GitHub's limit."""
+    body = markdown if COMMENT_MARKER in markdown else f"{COMMENT_MARKER}\n{markdown}"
+    if len(body) <= MAX_COMMENT_CHARS:
+        return body
+    note = (
+        "\n\n_… the report was cut to fit a comment; the job summary and artifact have it all._\n"
+    )
+    return body[: MAX_COMMENT_CHARS - len(note)] + note
+
+
+def upsert_comment(env: GitHubEnvironment, markdown: str) -> CommentResult:
+    """Create goldgate's comment on the pull request, or update it in place if it exists."""
+    number = env.pull_request_number()
+    if number is None or not env.repository:
+        return CommentResult(
+            CommentOutcome.NOT_A_PULL_REQUEST, "this run is not for a pull request"
+        )
+    if not env.token:
+        return CommentResult(CommentOutcome.NO_TOKEN, "no token was given to the action")
+    api = _Api(env.api_url, env.token)
+    body = fit_comment(markdown)
+    issue_path = f"/repos/{env.repository}/issues/{number}/comments"
+    try:
+        for comment in _existing_comments(api, issue_path):
+            if COMMENT_MARKER in (comment.get("body") or ""):
+                updated, _ = api.request(
+                    "PATCH",
+                    f"/repos/{env.repository}/issues/comments/{comment['id']}",
+                    {"body": body},
+                )
+                return CommentResult(CommentOutcome.UPDATED, url=(updated or {}).get("html_url"))
+        created, _ = api.request("POST", issue_path, {"body": body})
+        return CommentResult(CommentOutcome.CREATED, url=(created or {}).get("html_url"))
+    except _ApiError as exc:
+        if exc.status in (401, 403, 404):
+            return CommentResult(CommentOutcome.NO_PERMISSION, str(exc))
+        return CommentResult(CommentOutcome.FAILED, str(exc))
+
+
+# -- everything GitHub mode does after a run ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PublishOutcome:
+    """What GitHub mode did: the annotation lines to print and the comment's fate."""
+
+    annotations: list[str]
+    comment: CommentResult | None
+
+
+def publish(
+    result: RunResult,
+    markdown: str,
+    env: GitHubEnvironment,
+    *,
+    report_dir: Path | str,
+    comment: bool = True,
+) -> PublishOutcome:
+    """Write the job summary and step outputs, and post or update the sticky comment."""
+    comment_result = upsert_comment(env, markdown) if comment else None
+    if env.step_summary is not None:
+        summary = markdown
+        if comment_result is not None and comment_result.outcome in (
+            CommentOutcome.NO_PERMISSION,
+            CommentOutcome.NO_TOKEN,
+            CommentOutcome.FAILED,
+        ):
+            summary += (
+                "\n\n> [!NOTE]\n> goldgate could not comment on this pull request "
+                f"({comment_result.detail}). A pull request from a fork gets a read-only "
+                "token; see the `workflow_run` recipe in goldgate's README to comment from a "
+                "trusted workflow. The report above is complete.\n"
+            )
+        append_step_summary(env.step_summary, summary)
+    if env.output is not None:
+        write_step_outputs(env.output, step_outputs(result, report_dir))
+    lines = annotation_lines(result)
+    if comment_result is not None and comment_result.outcome is CommentOutcome.FAILED:
+        detail = _escape_data(f"could not comment: {comment_result.detail}")
+        lines.append(f"::warning title=goldgate::{detail}")
+    return PublishOutcome(lines, comment_result)

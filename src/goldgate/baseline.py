@@ -1,0 +1,306 @@
+"""The blessed baseline: versioned JSON, written atomically, read back strictly.
+
+Per suite it holds the golden set's content hash, each metric's signature, score and
+statistic names, and per example (keyed by id) a digest of the example, its outputs and its
+additive statistics per metric and sample. Paired tests, flips and diffs need nothing else.
+
+The file is stable: keys are sorted, numbers are written as Python's shortest round-trip
+repr and nothing in it depends on the time, so blessing the same run twice gives the same
+bytes. Lists of numbers stay on one line, so a re-bless shows up in a diff as one line per
+changed example and metric.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from goldgate.errors import BaselineError
+from goldgate.stats import FloatArray
+
+BASELINE_SCHEMA_VERSION: Literal["goldgate.baseline/1"] = "goldgate.baseline/1"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BaselineMetric(_Model):
+    """A metric as blessed: its signature, corpus score and the names of its statistics."""
+
+    signature: str
+    score: float
+    stat_names: list[str]
+    components: dict[str, Any] = Field(default_factory=dict)
+
+
+class BaselineExample(_Model):
+    """One blessed example: a digest of its golden record, its outputs and statistics."""
+
+    digest: str = Field(description="hash of the record's input, references and tags")
+    outputs: list[str]
+    #: metric spec -> one row of additive statistics per sample
+    stats: dict[str, list[list[float]]]
+
+
+class SuiteBaseline(_Model):
+    """One suite as blessed."""
+
+    golden_hash: str
+    goldens: str
+    samples: int = Field(ge=1)
+    metrics: dict[str, BaselineMetric]
+    examples: dict[str, BaselineExample]
+
+    def stats_array(self, spec: str, ids: Sequence[str]) -> FloatArray:
+        """The statistics of ``spec`` for ``ids`` as a ``(samples, n, k)`` float64 array."""
+        width = len(self.metrics[spec].stat_names)
+        if not ids:
+            return np.zeros((self.samples, 0, width), dtype=np.float64)
+        rows = [self.examples[example_id].stats[spec] for example_id in ids]
+        return (
+            np.asarray(rows, dtype=np.float64)
+            .reshape(len(ids), self.samples, width)
+            .transpose(1, 0, 2)
+        )
+
+
+class Baseline(_Model):
+    """The whole baseline file."""
+
+    schema_version: Literal["goldgate.baseline/1"] = BASELINE_SCHEMA_VERSION
+    goldgate_version: str
+    suites: dict[str, SuiteBaseline]
+
+
+def record_digest(input_value: Any, references: Sequence[str], tags: Sequence[str]) -> str:
+    """A short, stable hash of one golden record's content (not its id, line or meta)."""
+    canonical = json.dumps(
+        [input_value, list(references), sorted(tags)],
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+        default=str,
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def strip_nrefs(signature: str) -> str:
+    """A signature without its ``nrefs`` field, which depends on the whole set, not an example."""
+    return "|".join(part for part in signature.split("|") if not part.startswith("nrefs:"))
+
+
+# -- reading -----------------------------------------------------------------------------------
+
+
+def parse_baseline(text: str, source: str) -> Baseline:
+    """Parse and check a baseline document; ``source`` names it in errors."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BaselineError(
+            f"{source}: damaged baseline: invalid JSON at line {exc.lineno} column {exc.colno}"
+            f" ({exc.msg}); restore it from git or run `goldgate bless` again"
+        ) from None
+    if not isinstance(data, dict):
+        raise BaselineError(f"{source}: damaged baseline: expected a JSON object")
+    version = data.get("schema_version")
+    if version != BASELINE_SCHEMA_VERSION:
+        raise BaselineError(
+            f"{source}: not a goldgate baseline of schema {BASELINE_SCHEMA_VERSION!r}"
+            f" (schema_version is {version!r}); run `goldgate bless` to write a new one"
+        )
+    try:
+        baseline = Baseline.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise BaselineError(f"{source}: damaged baseline: {where}: {first['msg']}") from None
+    _check_consistency(baseline, source)
+    return baseline
+
+
+def _check_consistency(baseline: Baseline, source: str) -> None:
+    for name, suite in baseline.suites.items():
+        for example_id, example in suite.examples.items():
+            where = f"{source}: damaged baseline: suite {name!r}, example {example_id!r}"
+            if len(example.outputs) != suite.samples:
+                raise BaselineError(
+                    f"{where}: {len(example.outputs)} outputs, expected {suite.samples}"
+                )
+            for spec, metric in suite.metrics.items():
+                rows = example.stats.get(spec)
+                if rows is None:
+                    raise BaselineError(f"{where}: no statistics for metric {spec!r}")
+                if len(rows) != suite.samples or any(
+                    len(row) != len(metric.stat_names) for row in rows
+                ):
+                    raise BaselineError(
+                        f"{where}: statistics of metric {spec!r} do not have the shape"
+                        f" {suite.samples}×{len(metric.stat_names)}"
+                    )
+
+
+def read_baseline(path: Path) -> Baseline:
+    """Read a baseline file; ``BaselineError`` naming the file when missing or damaged."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise BaselineError(f"{path}: no baseline; run `goldgate bless` to create it") from None
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot read baseline: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BaselineError(f"{path}: damaged baseline: not UTF-8 (byte {exc.start})") from None
+    return parse_baseline(text, str(path))
+
+
+def read_baseline_at_ref(path: Path, ref: str, root: Path) -> Baseline | None:
+    """Read the baseline as it is at git revision ``ref``; None when the file is not there.
+
+    ``path`` is resolved against ``root`` (a directory inside the git work tree). An unknown
+    revision or a missing git is a ``BaselineError``.
+    """
+    full = path if path.is_absolute() else root / path
+    try:
+        toplevel = _git(root, "rev-parse", "--show-toplevel").strip()
+        commit = _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").strip()
+    except _GitFailed as exc:
+        raise BaselineError(f"--baseline-ref {ref}: {exc}") from None
+    try:
+        relative = full.resolve().relative_to(Path(toplevel).resolve()).as_posix()
+    except ValueError:
+        raise BaselineError(
+            f"{full}: the baseline is outside the git work tree {toplevel}"
+        ) from None
+    source = f"{ref}:{relative}"
+    try:
+        _git(root, "cat-file", "-e", f"{commit}:{relative}")
+    except _GitFailed:
+        return None
+    try:
+        text = _git(root, "show", f"{commit}:{relative}")
+    except _GitFailed as exc:
+        raise BaselineError(f"{source}: {exc}") from None
+    return parse_baseline(text, source)
+
+
+class _GitFailed(Exception):
+    pass
+
+
+def _git(cwd: Path, *args: str) -> str:
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False, timeout=60)
+    except FileNotFoundError:
+        raise _GitFailed("git is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise _GitFailed(f"git {args[0]} timed out") from None
+    if done.returncode != 0:
+        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        message = detail[-1] if detail else f"git {args[0]} exited with {done.returncode}"
+        if args[:2] == ("rev-parse", "--verify"):
+            message = f"unknown git revision {args[-1].removesuffix('^{commit}')!r}"
+        raise _GitFailed(message)
+    try:
+        return done.stdout.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _GitFailed(f"output of git {args[0]} is not UTF-8 (byte {exc.start})") from None
+
+
+# -- writing -----------------------------------------------------------------------------------
+
+
+def dumps_baseline(baseline: Baseline) -> str:
+    """The file's text: sorted keys, indented objects, one-line lists of scalars."""
+    return _dump(baseline.model_dump(mode="json"), 0) + "\n"
+
+
+def _dump(value: Any, level: int) -> str:
+    if isinstance(value, Mapping):
+        if not value:
+            return "{}"
+        pad = "  " * (level + 1)
+        items = [
+            f"{pad}{json.dumps(key, ensure_ascii=False)}: {_dump(value[key], level + 1)}"
+            for key in sorted(value)
+        ]
+        return "{\n" + ",\n".join(items) + "\n" + "  " * level + "}"
+    if isinstance(value, list) and any(isinstance(item, Mapping) for item in value):
+        pad = "  " * (level + 1)
+        items = [pad + _dump(item, level + 1) for item in value]
+        return "[\n" + ",\n".join(items) + "\n" + "  " * level + "]"
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
+
+
+def write_baseline(path: Path, baseline: Baseline) -> None:
+    """Write the baseline atomically: a temporary file beside it, fsync, then os.replace."""
+    text = dumps_baseline(baseline)
+    directory = path.parent
+    directory.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory: Path) -> None:
+    # Makes the rename itself durable; not possible on every platform, so best effort.
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+# -- comparing with today's golden set and metrics ---------------------------------------------
+
+
+def verify_suite(
+    suite_baseline: SuiteBaseline,
+    *,
+    suite: str,
+    golden_hash: str,
+    signatures: Mapping[str, str],
+    source: str,
+) -> None:
+    """Refuse a suite baseline whose golden hash or a metric's signature differs from today's."""
+    if suite_baseline.golden_hash != golden_hash:
+        raise BaselineError(
+            f"{source}: suite {suite!r}: the golden set changed since the baseline was blessed"
+            f" (baseline {suite_baseline.golden_hash}, now {golden_hash}); run `goldgate bless`"
+            " to accept all scores again, or `goldgate bless --new-only` if examples were only"
+            " added"
+        )
+    for spec, signature in signatures.items():
+        blessed = suite_baseline.metrics.get(spec)
+        if blessed is not None and blessed.signature != signature:
+            raise BaselineError(
+                f"{source}: suite {suite!r}, metric {spec!r}: the signature differs from the"
+                f" baseline's (baseline {blessed.signature}, now {signature}); scores are only"
+                " compared under the same settings; run `goldgate bless` to accept the new ones"
+            )

@@ -1,0 +1,481 @@
+"""The gate: today's per-example statistics against thresholds and the baseline → a verdict.
+
+Pure: it reads no files and prints nothing. Its inputs are the scored suite (per-example
+statistics, aligned with the golden ids), the suite's baseline (or None), the gate rules and
+the significance settings; its output is every metric summary, check and slice of the suite,
+and the suite's verdict.
+
+Rules, per metric and optionally per tag slice:
+
+- ``min`` / ``max``: absolute bounds on the current score.
+- ``max_drop``: the score may fall at most this many points below the baseline;
+  ``max_drop_rel``: at most this fraction of the baseline score (0.02 = 2 %).
+- ``max_flips``: at most this many examples of a binary metric (exact match) may go from
+  right (100) to wrong (0).
+
+With significance on, a drop beyond ``max_drop``/``max_drop_rel`` fails only when the paired
+bootstrap finds the delta significantly different from zero (p < alpha); otherwise the check
+is *forgiven* as noise. A rise beyond the same tolerance (significant, when significance is
+on) marks the check *improved*. Absolute bounds and flips are never forgiven.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from goldgate.baseline import SuiteBaseline
+from goldgate.errors import ConfigError
+from goldgate.metrics.base import Metric
+from goldgate.result import (
+    CheckResult,
+    CheckStatus,
+    Interval,
+    MetricSummary,
+    SliceResult,
+    Verdict,
+)
+from goldgate.stats import BootstrapResult, FloatArray, compare_many, sample_score
+
+#: Thresholds are compared with this slack, so a drop of exactly ``max_drop`` passes.
+EPSILON = 1e-9
+
+
+class Rule(Protocol):
+    """One metric's gate rule (``goldgate.config.GateRule`` satisfies it)."""
+
+    @property
+    def min(self) -> float | None: ...
+    @property
+    def max(self) -> float | None: ...
+    @property
+    def max_drop(self) -> float | None: ...
+    @property
+    def max_drop_rel(self) -> float | None: ...
+    @property
+    def max_flips(self) -> int | None: ...
+    @property
+    def slices(self) -> bool: ...
+
+
+class Significance(Protocol):
+    """Paired-bootstrap settings (``goldgate.config.SignificanceConfig`` satisfies it)."""
+
+    @property
+    def resamples(self) -> int: ...
+    @property
+    def alpha(self) -> float: ...
+    @property
+    def seed(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class MetricScores:
+    """One metric over a suite: statistics of shape ``(samples, n, k)`` aligned with the ids."""
+
+    spec: str
+    metric: Metric[Any]
+    signature: str
+    stats: FloatArray
+
+
+@dataclass(frozen=True)
+class SuiteScores:
+    """A scored suite: ids and tags in golden order, and every metric's statistics."""
+
+    name: str
+    ids: tuple[str, ...]
+    tags: tuple[tuple[str, ...], ...]
+    metrics: tuple[MetricScores, ...]
+
+
+@dataclass
+class SuiteEvaluation:
+    """Everything the gate decided about one suite."""
+
+    verdict: Verdict
+    metrics: list[MetricSummary]
+    checks: list[CheckResult]
+    slices: list[SliceResult]
+    #: spec -> per-example score now, aligned with the suite's ids
+    scores: dict[str, list[float]]
+    #: spec -> id -> per-example score at the baseline (ids paired with the baseline only)
+    baseline_scores: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: spec -> ids of examples that went from right to wrong (binary metrics)
+    flipped_to_wrong: dict[str, list[str]] = field(default_factory=dict)
+    flipped_to_right: dict[str, list[str]] = field(default_factory=dict)
+
+
+def example_scores(metric: Metric[Any], stats: FloatArray) -> list[float]:
+    """Per-example scores of a ``(samples, n, k)`` array, averaged over samples."""
+    samples = stats.shape[0]
+    score = metric.example_score
+    per_sample = [[score(row) for row in stats[s].tolist()] for s in range(samples)]
+    if samples == 1:
+        return per_sample[0]
+    return [math.fsum(column) / samples for column in zip(*per_sample, strict=True)]
+
+
+def components_of(metric: Metric[Any], stats: FloatArray) -> dict[str, Any]:
+    """Components from statistics pooled over examples and samples."""
+    return metric.components(stats.sum(axis=(0, 1)).tolist())
+
+
+def _is_right(score: float) -> bool:
+    return score >= 50.0
+
+
+def _points(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.2f}"
+
+
+def _interval_text(interval: Interval | None) -> str:
+    if interval is None:
+        return ""
+    return f"{interval.level:.0%} CI [{_signed(interval.low)}, {_signed(interval.high)}]"
+
+
+@dataclass
+class _MetricState:
+    """Per-metric arrays shared by the suite and its slices."""
+
+    scores: MetricScores
+    current_examples: list[float]
+    baseline_stats: FloatArray | None = None
+    baseline_examples: list[float] | None = None
+
+
+@dataclass
+class _Group:
+    tag: str | None
+    indices: list[int]
+    #: positions (into the paired id list) of this group's examples that the baseline has
+    paired: list[int]
+    #: positions (into the suite's ids) of the same examples
+    paired_indices: list[int]
+
+
+@dataclass
+class _GroupMetric:
+    summary: MetricSummary
+    flips_to_wrong: list[str]
+    flips_to_right: list[str]
+    has_baseline: bool
+
+
+def evaluate_suite(
+    scored: SuiteScores,
+    baseline: SuiteBaseline | None,
+    rules: Mapping[str, Rule],
+    significance: Significance | None,
+    *,
+    slices: bool = True,
+) -> SuiteEvaluation:
+    """Apply a suite's gate rules; the baseline's ids are paired with today's by id."""
+    paired_ids: list[str] = []
+    paired_pos: dict[str, int] = {}
+    if baseline is not None:
+        for example_id in scored.ids:
+            if example_id in baseline.examples:
+                paired_pos[example_id] = len(paired_ids)
+                paired_ids.append(example_id)
+
+    states: dict[str, _MetricState] = {}
+    for item in scored.metrics:
+        state = _MetricState(item, example_scores(item.metric, item.stats))
+        if baseline is not None and item.spec in baseline.metrics:
+            state.baseline_stats = baseline.stats_array(item.spec, paired_ids)
+            state.baseline_examples = example_scores(item.metric, state.baseline_stats)
+        states[item.spec] = state
+
+    for spec, rule in rules.items():
+        if rule.max_flips is not None and spec in states and not states[spec].scores.metric.binary:
+            raise ConfigError(
+                f"suite {scored.name!r}, gate {spec!r}: max_flips needs a metric whose examples"
+                " are right or wrong (exact_match, for example)"
+            )
+
+    groups = [_group(None, list(range(len(scored.ids))), scored.ids, paired_pos)]
+    tag_names = sorted({tag for tags in scored.tags for tag in tags})
+    sliced_rules = any(rule.slices for rule in rules.values())
+    if slices or sliced_rules:
+        for tag in tag_names:
+            members = [i for i, tags in enumerate(scored.tags) if tag in tags]
+            groups.append(_group(tag, members, scored.ids, paired_pos))
+
+    evaluation = SuiteEvaluation(
+        verdict=Verdict.PASS,
+        metrics=[],
+        checks=[],
+        slices=[],
+        scores={spec: state.current_examples for spec, state in states.items()},
+    )
+    for spec, state in states.items():
+        if state.baseline_examples is not None:
+            evaluation.baseline_scores[spec] = dict(
+                zip(paired_ids, state.baseline_examples, strict=True)
+            )
+
+    slice_checks: list[CheckResult] = []
+    for group in groups:
+        measured = _measure_group(scored, group, states, significance)
+        summaries = [measured[spec].summary for spec in states]
+        if group.tag is None:
+            evaluation.metrics = summaries
+            for spec, result in measured.items():
+                if result.has_baseline and states[spec].scores.metric.binary:
+                    evaluation.flipped_to_wrong[spec] = result.flips_to_wrong
+                    evaluation.flipped_to_right[spec] = result.flips_to_right
+        elif slices:
+            evaluation.slices.append(
+                SliceResult(tag=group.tag, n_examples=len(group.indices), metrics=summaries)
+            )
+        for spec, rule in rules.items():
+            if spec not in measured or (group.tag is not None and not rule.slices):
+                continue
+            checks = _checks(scored.name, group.tag, measured[spec], rule, significance)
+            (evaluation.checks if group.tag is None else slice_checks).extend(checks)
+    evaluation.checks.extend(slice_checks)
+    evaluation.verdict = verdict_of(evaluation.checks)
+    return evaluation
+
+
+def verdict_of(checks: Sequence[CheckResult]) -> Verdict:
+    """Regressed if any check failed, else improved if any improved, else pass."""
+    statuses = {check.status for check in checks}
+    if CheckStatus.FAIL in statuses:
+        return Verdict.REGRESSED
+    if CheckStatus.IMPROVED in statuses:
+        return Verdict.IMPROVED
+    return Verdict.PASS
+
+
+def combine_verdicts(verdicts: Sequence[Verdict]) -> Verdict:
+    """The run's verdict: error, then regressed, then improved, then pass."""
+    for candidate in (Verdict.ERROR, Verdict.REGRESSED, Verdict.IMPROVED):
+        if candidate in verdicts:
+            return candidate
+    return Verdict.PASS
+
+
+def _group(
+    tag: str | None, indices: list[int], ids: Sequence[str], paired_pos: Mapping[str, int]
+) -> _Group:
+    paired_indices = [i for i in indices if ids[i] in paired_pos]
+    return _Group(tag, indices, [paired_pos[ids[i]] for i in paired_indices], paired_indices)
+
+
+def _measure_group(
+    scored: SuiteScores,
+    group: _Group,
+    states: Mapping[str, _MetricState],
+    significance: Significance | None,
+) -> dict[str, _GroupMetric]:
+    current_all = {spec: state.scores.stats[:, group.indices] for spec, state in states.items()}
+    paired_current: dict[str, FloatArray] = {}
+    paired_baseline: dict[str, FloatArray] = {}
+    for spec, state in states.items():
+        if state.baseline_stats is not None and group.paired:
+            paired_current[spec] = state.scores.stats[:, group.paired_indices]
+            paired_baseline[spec] = state.baseline_stats[:, group.paired]
+
+    tests: dict[str, BootstrapResult] = {}
+    if significance is not None and paired_current:
+        specs = list(paired_current)
+        results = compare_many(
+            [(states[s].scores.metric, paired_current[s], paired_baseline[s]) for s in specs],
+            resamples=significance.resamples,
+            alpha=significance.alpha,
+            seed=significance.seed,
+        )
+        tests = dict(zip(specs, results, strict=True))
+
+    measured: dict[str, _GroupMetric] = {}
+    for spec, state in states.items():
+        metric = state.scores.metric
+        summary = MetricSummary(
+            metric=spec,
+            signature=state.scores.signature,
+            current=sample_score(metric, current_all[spec]),
+            components=components_of(metric, current_all[spec]),
+        )
+        to_wrong: list[str] = []
+        to_right: list[str] = []
+        has_baseline = spec in paired_current
+        if has_baseline:
+            base = sample_score(metric, paired_baseline[spec])
+            paired_score = sample_score(metric, paired_current[spec])
+            summary.baseline = base
+            summary.delta = paired_score - base
+            summary.baseline_components = components_of(metric, paired_baseline[spec])
+            if spec in tests:
+                summary.interval = tests[spec].interval
+                summary.p_value = tests[spec].p_value
+            if metric.binary:
+                assert state.baseline_examples is not None  # set together with baseline_stats
+                for index, position in zip(group.paired_indices, group.paired, strict=True):
+                    was = _is_right(state.baseline_examples[position])
+                    now = _is_right(state.current_examples[index])
+                    if was and not now:
+                        to_wrong.append(scored.ids[index])
+                    elif now and not was:
+                        to_right.append(scored.ids[index])
+        measured[spec] = _GroupMetric(summary, to_wrong, to_right, has_baseline)
+    return measured
+
+
+def _checks(
+    suite: str,
+    tag: str | None,
+    measured: _GroupMetric,
+    rule: Rule,
+    significance: Significance | None,
+) -> list[CheckResult]:
+    summary = measured.summary
+    label = f"{suite} [tag={tag}]" if tag else suite
+    name = f"{label}: {summary.metric}"
+    common: dict[str, Any] = {
+        "suite": suite,
+        "metric": summary.metric,
+        "slice": tag,
+        "current": summary.current,
+        "baseline": summary.baseline,
+        "delta": summary.delta,
+        "interval": summary.interval,
+        "p_value": summary.p_value,
+    }
+    checks: list[CheckResult] = []
+    if rule.min is not None:
+        ok = summary.current >= rule.min - EPSILON
+        checks.append(
+            CheckResult(
+                rule="min",
+                threshold=rule.min,
+                status=CheckStatus.PASS if ok else CheckStatus.FAIL,
+                message=(
+                    f"{name} {_points(summary.current)} is "
+                    + (
+                        f"at least {_points(rule.min)}"
+                        if ok
+                        else f"below the minimum {_points(rule.min)}"
+                    )
+                ),
+                **common,
+            )
+        )
+    if rule.max is not None:
+        ok = summary.current <= rule.max + EPSILON
+        checks.append(
+            CheckResult(
+                rule="max",
+                threshold=rule.max,
+                status=CheckStatus.PASS if ok else CheckStatus.FAIL,
+                message=(
+                    f"{name} {_points(summary.current)} is "
+                    + (
+                        f"at most {_points(rule.max)}"
+                        if ok
+                        else f"above the maximum {_points(rule.max)}"
+                    )
+                ),
+                **common,
+            )
+        )
+    if rule.max_drop is not None:
+        checks.append(
+            _relative_check(
+                "max_drop", rule.max_drop, rule.max_drop, name, measured, common, significance
+            )
+        )
+    if rule.max_drop_rel is not None:
+        tolerance = None if summary.baseline is None else abs(summary.baseline) * rule.max_drop_rel
+        checks.append(
+            _relative_check(
+                "max_drop_rel", rule.max_drop_rel, tolerance, name, measured, common, significance
+            )
+        )
+    if rule.max_flips is not None:
+        if not measured.has_baseline:
+            checks.append(_skipped("max_flips", rule.max_flips, name, common))
+        else:
+            flips = len(measured.flips_to_wrong)
+            ok = flips <= rule.max_flips
+            shown = ", ".join(measured.flips_to_wrong[:5])
+            more = f" and {flips - 5} more" if flips > 5 else ""
+            detail = f" ({shown}{more})" if flips else ""
+            checks.append(
+                CheckResult(
+                    rule="max_flips",
+                    threshold=float(rule.max_flips),
+                    status=CheckStatus.PASS if ok else CheckStatus.FAIL,
+                    message=(
+                        f"{name}: {flips} example{'s' if flips != 1 else ''} went from right to"
+                        f" wrong{detail}; "
+                        + ("at most" if ok else "more than the allowed")
+                        + f" {rule.max_flips}"
+                    ),
+                    flips=flips,
+                    **common,
+                )
+            )
+    return checks
+
+
+def _skipped(rule: str, threshold: float, name: str, common: dict[str, Any]) -> CheckResult:
+    return CheckResult(
+        rule=rule,
+        threshold=float(threshold),
+        status=CheckStatus.SKIPPED,
+        message=f"{name}: no baseline to compare with; run `goldgate bless` to create one",
+        **common,
+    )
+
+
+def _relative_check(
+    rule: str,
+    threshold: float,
+    tolerance: float | None,
+    name: str,
+    measured: _GroupMetric,
+    common: dict[str, Any],
+    significance: Significance | None,
+) -> CheckResult:
+    summary = measured.summary
+    if not measured.has_baseline or summary.delta is None or tolerance is None:
+        return _skipped(rule, threshold, name, common)
+    delta = summary.delta
+    assert summary.baseline is not None  # set together with delta
+    moved = f"{_points(summary.baseline)} → {_points(summary.current)}, {_signed(delta)}"
+    limit = (
+        f"max_drop {_points(threshold)}"
+        if rule == "max_drop"
+        else f"max_drop_rel {threshold:g} ({_points(tolerance)} points)"
+    )
+    evidence = ""
+    significant = True
+    if significance is not None and summary.p_value is not None:
+        significant = summary.p_value < significance.alpha
+        evidence = f" (p={summary.p_value:.3f}, {_interval_text(summary.interval)})"
+    if delta < -tolerance - EPSILON:
+        if significant:
+            status = CheckStatus.FAIL
+            message = f"{name} dropped beyond {limit} ({moved}){evidence}"
+        else:
+            status = CheckStatus.FORGIVEN
+            message = (
+                f"{name} dropped beyond {limit} ({moved}) but the drop is not significant"
+                f"{evidence}: forgiven as noise"
+            )
+    elif delta > tolerance + EPSILON and significant:
+        status = CheckStatus.IMPROVED
+        message = f"{name} improved beyond {limit} ({moved}){evidence}"
+    else:
+        status = CheckStatus.PASS
+        message = f"{name} is within {limit} of the baseline ({moved}){evidence}"
+    return CheckResult(rule=rule, threshold=threshold, status=status, message=message, **common)

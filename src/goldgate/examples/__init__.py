@@ -1,0 +1,1 @@
+"""The bundled example: small deterministic systems behind ``goldgate.yaml`` and ``goldens/``."""

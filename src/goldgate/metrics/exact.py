@@ -1,0 +1,285 @@
+"""Exact match and token F1: the SQuAD evaluation script's metrics, with named normalisers.
+
+With the default ``normalizer: squad`` both equal the SQuAD v1.1 ``evaluate-v1.1.py``:
+lowercase, delete ASCII punctuation (deleted, not replaced: ``a-b`` → ``ab``), replace the
+words ``a``/``an``/``the`` by a space, collapse whitespace; F1 is the multiset overlap of the
+normalised whitespace tokens and is 0 whenever nothing overlaps (even when both sides are
+empty); both take the best reference.
+
+Normalisers are named and versioned, and the version is part of the signature
+(``norm:squad.v1``), so a change to what a name means can never be compared silently:
+
+- ``squad``: the v1.1 script, as above.
+- ``squad_v2``: the same text normalisation with the SQuAD v2.0 script's rules for empty
+  answers: references that normalise to nothing are dropped (leaving ``[""]`` when none is
+  left) and F1 is 100 when candidate and reference are both empty, 0 when only one is.
+- ``strict``: the exact string, only surrounding whitespace stripped.
+- ``lower``: lowercase and collapse whitespace.
+- a list of steps, applied in order (``[lower, nfkc, strip_punct]`` in YAML, or
+  ``normalizer=lower+nfkc+strip_punct`` in a command-line spec); see ``STEPS`` for the names.
+  A list equal to a named normaliser's steps is that normaliser; any other list is signed
+  ``norm:custom.v1[lower+nfkc+strip_punct]``. Lists follow the v1.1 rules for empty answers.
+  A single name that is both a normaliser and a step (``lower``) means the normaliser.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from pydantic import field_validator
+
+from goldgate.errors import did_you_mean
+from goldgate.metrics.base import Metric, MetricOptions, Stats
+
+NORMALIZER_VERSION = "v1"
+
+# Deletes exactly the characters of ``string.punctuation`` (a regex is faster than translate).
+_ASCII_PUNCTUATION = re.compile(f"[{re.escape(string.punctuation)}]+")
+# The SQuAD scripts' own pattern; Python 3's str patterns are Unicode-aware, as theirs were.
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+def _white_space_fix(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _strip_unicode_punct(text: str) -> str:
+    return "".join(ch for ch in text if not unicodedata.category(ch).startswith("P"))
+
+
+def _nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+#: The steps a custom normaliser may list. Each name's behaviour is fixed for ``v1``.
+STEPS: dict[str, Callable[[str], str]] = {
+    "lower": str.lower,
+    "casefold": str.casefold,
+    "strip": str.strip,
+    "white_space_fix": _white_space_fix,
+    # ASCII ``string.punctuation`` deleted, as the SQuAD script does.
+    "strip_punct": lambda text: _ASCII_PUNCTUATION.sub("", text),
+    # Every Unicode punctuation character (category P*) deleted, for non-English answers.
+    "strip_unicode_punct": _strip_unicode_punct,
+    "remove_articles": lambda text: _ARTICLES.sub(" ", text),
+    "nfc": _nfc,
+    "nfkc": _nfkc,
+}
+
+_SQUAD_STEPS = ("lower", "strip_punct", "remove_articles", "white_space_fix")
+
+
+@dataclass(frozen=True)
+class Normalizer:
+    """A named, versioned text normalisation; ``squad_v2_empty`` selects v2.0's empty rules."""
+
+    name: str
+    steps: tuple[str, ...]
+    squad_v2_empty: bool = False
+
+    @property
+    def label(self) -> str:
+        """The signature value, e.g. ``squad.v1`` or ``custom.v1[lower+nfkc]``."""
+        if self.name == "custom":
+            return f"custom.{NORMALIZER_VERSION}[{'+'.join(self.steps)}]"
+        return f"{self.name}.{NORMALIZER_VERSION}"
+
+    def function(self) -> Callable[[str], str]:
+        """The normalisation as one function of a text."""
+        if self.steps == _SQUAD_STEPS:
+            # One expression for the default, the hot path on large QA sets; equal to the steps.
+            punctuation, articles = _ASCII_PUNCTUATION.sub, _ARTICLES.sub
+            return lambda text: " ".join(articles(" ", punctuation("", text.lower())).split())
+        functions = tuple(STEPS[step] for step in self.steps)
+
+        def normalise(text: str) -> str:
+            for step in functions:
+                text = step(text)
+            return text
+
+        return normalise
+
+
+NORMALIZERS: dict[str, Normalizer] = {
+    "squad": Normalizer("squad", _SQUAD_STEPS),
+    "squad_v2": Normalizer("squad_v2", _SQUAD_STEPS, squad_v2_empty=True),
+    "strict": Normalizer("strict", ("strip",)),
+    "lower": Normalizer("lower", ("lower", "white_space_fix")),
+}
+
+
+def _check_steps(steps: Sequence[str]) -> None:
+    if not steps:
+        raise ValueError("a normalizer list needs at least one step (or use 'strict')")
+    for step in steps:
+        if step not in STEPS:
+            hint = did_you_mean(step, list(STEPS))
+            raise ValueError(f"unknown normalizer step {step!r}{hint}; steps: {', '.join(STEPS)}")
+
+
+def resolve_normalizer(value: str | Sequence[str]) -> Normalizer:
+    """A normaliser from a name, a ``+``-joined string of steps or a list of steps."""
+    if isinstance(value, str):
+        if value in NORMALIZERS:
+            return NORMALIZERS[value]
+        if "+" not in value and value not in STEPS:
+            hint = did_you_mean(value, [*NORMALIZERS, *STEPS])
+            raise ValueError(
+                f"unknown normalizer {value!r}{hint}; named: {', '.join(NORMALIZERS)}; "
+                f"or a list of steps from: {', '.join(STEPS)}"
+            )
+        value = [step.strip() for step in value.split("+")]
+    steps = tuple(value)
+    _check_steps(steps)
+    for named in NORMALIZERS.values():
+        if named.steps == steps and not named.squad_v2_empty:
+            return named
+    return Normalizer("custom", steps)
+
+
+class ExactOptions(MetricOptions):
+    """Options of ``exact_match`` and ``token_f1``."""
+
+    normalizer: str | tuple[str, ...] = "squad"
+
+    @field_validator("normalizer", mode="before")
+    @classmethod
+    def _known_normalizer(cls, value: Any) -> Any:
+        if isinstance(value, list | tuple):
+            value = tuple(value)
+            if not all(isinstance(step, str) for step in value):
+                raise ValueError("normalizer steps must be names (strings)")
+        if isinstance(value, str | tuple):
+            resolve_normalizer(value)
+        return value
+
+
+class _Answer:
+    """A normalised text and its whitespace tokens, shared by exact match and token F1."""
+
+    __slots__ = ("_counts", "length", "text", "tokens")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens = text.split()
+        self.length = len(self.tokens)
+        self._counts: dict[str, int] | None = None
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Token multiplicities, counted on first use (exact match never needs them)."""
+        if self._counts is None:
+            tokens = self.tokens
+            # Answers are a few tokens long: a comprehension beats Counter there, not beyond.
+            if len(tokens) <= 16:
+                self._counts = {token: tokens.count(token) for token in tokens}
+            else:
+                self._counts = dict(Counter(tokens))
+        return self._counts
+
+
+_EMPTY = _Answer("")
+
+
+class _NormalisedMetric(Metric[ExactOptions]):
+    Options: ClassVar[type[MetricOptions]] = ExactOptions
+
+    def __init__(self, options: ExactOptions) -> None:
+        super().__init__(options)
+        self.normalizer = resolve_normalizer(options.normalizer)
+        self._normalise = self.normalizer.function()
+
+    def preprocess_key(self) -> Any:
+        # Exact match and token F1 with one normaliser share the normalised texts.
+        return ("goldgate.exact", self.normalizer)
+
+    def preprocess(self, text: str) -> _Answer:
+        return _Answer(self._normalise(text))
+
+    def golds(self, references: Sequence[_Answer]) -> Sequence[_Answer]:
+        """The references an answer is compared with (v2.0 drops empty ones)."""
+        if self.normalizer.squad_v2_empty:
+            return [ref for ref in references if ref.text] or [_EMPTY]
+        return references
+
+    def score_stats(self, stats: Sequence[float]) -> float:
+        return 100.0 * stats[0] / stats[1] if stats[1] else 0.0
+
+    def signature_fields(self) -> list[tuple[str, str]]:
+        return [("norm", self.normalizer.label)]
+
+
+class ExactMatch(_NormalisedMetric):
+    """Exact match: 100 when the normalised candidate equals a normalised reference, else 0."""
+
+    name = "exact_match"
+    stat_names = ("correct", "count")
+    binary = True
+
+    def example_stats(self, candidate: _Answer, references: Sequence[_Answer]) -> Stats:
+        text = candidate.text
+        return (1.0 if any(ref.text == text for ref in self.golds(references)) else 0.0, 1.0)
+
+    def components(self, stats: Sequence[float]) -> dict[str, Any]:
+        return {"correct": int(stats[0]), "count": int(stats[1])}
+
+
+def f1_v1(candidate: _Answer, reference: _Answer) -> float:
+    """SQuAD v1.1 ``f1_score`` on 0–1: token-overlap F1, 0 without overlap."""
+    small, large = candidate.counts, reference.counts
+    if len(small) > len(large):
+        small, large = large, small
+    num_same = 0
+    for token, count in small.items():
+        other = large.get(token)
+        if other:
+            num_same += count if count < other else other
+    if num_same == 0:
+        return 0.0
+    # The script's exact arithmetic, so sums agree to the last bit.
+    precision = 1.0 * num_same / candidate.length
+    recall = 1.0 * num_same / reference.length
+    return (2 * precision * recall) / (precision + recall)
+
+
+def f1_v2(candidate: _Answer, reference: _Answer) -> float:
+    """SQuAD v2.0 ``compute_f1`` on 0–1: an empty side scores 1 only against another empty."""
+    if candidate.length == 0 or reference.length == 0:
+        return float(candidate.length == reference.length)
+    return f1_v1(candidate, reference)
+
+
+class TokenF1(_NormalisedMetric):
+    """Token F1: the best multiset-overlap F1 between the normalised candidate and a reference."""
+
+    name = "token_f1"
+    stat_names = ("f1_sum", "count")
+
+    def __init__(self, options: ExactOptions) -> None:
+        super().__init__(options)
+        self._f1 = f1_v2 if self.normalizer.squad_v2_empty else f1_v1
+
+    def example_stats(self, candidate: _Answer, references: Sequence[_Answer]) -> Stats:
+        f1, text, best = self._f1, candidate.text, 0.0
+        for ref in self.golds(references):
+            # F1 never exceeds 1.0 (not even by rounding), so an identical reference ends the
+            # search; an empty pair scores 1 only under v2.0's rules, so f1 decides that case.
+            if ref.text == text and candidate.length:
+                return (1.0, 1.0)
+            value = f1(candidate, ref)
+            if value > best:
+                best = value
+        return (best, 1.0)
+
+    def components(self, stats: Sequence[float]) -> dict[str, Any]:
+        return {"count": int(stats[1])}

@@ -39,24 +39,30 @@ class MetricResult:
         return [self.metric.example_score(row) for row in self.stats]
 
 
+class _Table(dict[str, Any]):
+    """Preprocessed texts of one key; a miss runs ``preprocess`` once (hits stay in C)."""
+
+    def __init__(self, preprocess: Any) -> None:
+        super().__init__()
+        self.preprocess = preprocess
+
+    def __missing__(self, text: str) -> Any:
+        value = self[text] = self.preprocess(text)
+        return value
+
+
 class _PreprocessCache:
     """Memoises ``metric.preprocess`` per preprocess key, shared across metrics."""
 
     def __init__(self) -> None:
-        self._tables: dict[Hashable, dict[str, Any]] = {}
+        self._tables: dict[Hashable, _Table] = {}
 
     def function(self, metric: Metric[Any]) -> Any:
-        table = self._tables.setdefault(metric.preprocess_key(), {})
-        preprocess = metric.preprocess
-
-        def cached(text: str) -> Any:
-            try:
-                return table[text]
-            except KeyError:
-                value = table[text] = preprocess(text)
-                return value
-
-        return cached
+        key = metric.preprocess_key()
+        table = self._tables.get(key)
+        if table is None:
+            table = self._tables[key] = _Table(metric.preprocess)
+        return table.__getitem__
 
 
 def _validate(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> None:

@@ -1,0 +1,132 @@
+"""``goldgate score``: ad hoc scoring of a JSONL file or line-aligned text files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from goldgate.errors import UsageError
+from goldgate.metrics.engine import MetricResult, score_corpus
+from goldgate.metrics.registry import metric_from_spec
+from goldgate.scoring_io import ScoringData, read_jsonl, read_text_files
+
+HELP = "Score candidates against references with any metrics (no gate, no baseline)."
+
+EPILOG = """\
+input, one of:
+  DATA.jsonl                    rows {"candidate": "...", "references": ["...", ...]}
+  --hyps HYP.txt --refs REF.txt one candidate per line; each --refs file gives one
+                                reference per line (repeat --refs for several)
+
+metric specs: a name with optional settings after a colon, e.g.
+  bleu  bleu:tokenize=intl,smooth_method=floor  chrf  rougeLsum:use_stemmer=true
+  exact_match:normalizer=squad  token_f1:normalizer=lower+nfkc  length_ratio
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the options of ``goldgate score``."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EPILOG
+    parser.add_argument("data", nargs="?", type=Path, metavar="DATA.jsonl", help="rows to score")
+    parser.add_argument("--hyps", type=Path, metavar="HYP.txt", help="candidates, one per line")
+    parser.add_argument(
+        "--refs",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="REF.txt",
+        help="references, line-aligned with --hyps (repeat for several)",
+    )
+    parser.add_argument(
+        "--metric",
+        dest="metrics",
+        action="append",
+        required=True,
+        metavar="SPEC",
+        help="a metric spec such as bleu or rougeL:use_stemmer=true (repeat for several)",
+    )
+    parser.add_argument(
+        "--per-example",
+        action="store_true",
+        help="also give every example's sentence-level score, in input order",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _read(args: argparse.Namespace) -> ScoringData:
+    if args.data is not None:
+        if args.hyps is not None or args.refs:
+            raise UsageError("give either DATA.jsonl or --hyps with --refs, not both")
+        return read_jsonl(args.data)
+    if args.hyps is None or not args.refs:
+        raise UsageError("nothing to score: give DATA.jsonl, or --hyps HYP.txt with --refs REF.txt")
+    return read_text_files(args.hyps, args.refs)
+
+
+def results_json(results: list[MetricResult], *, per_example: bool) -> dict[str, Any]:
+    """The ``--json`` document: ``{"metrics": {spec: {score, signature, components}}}``."""
+    metrics: dict[str, Any] = {}
+    for result in results:
+        score = result.corpus_score()
+        entry: dict[str, Any] = {
+            "score": score.score,
+            "signature": score.signature,
+            "components": score.components,
+        }
+        if per_example:
+            entry["per_example"] = result.per_example()
+        metrics[result.spec] = entry
+    return {"metrics": metrics}
+
+
+def _json_default(value: Any) -> Any:
+    # Components computed with NumPy arrive as numpy scalars or arrays.
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def _table(rows: list[list[str]], right: set[int]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [
+            cell.rjust(width) if i in right else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def format_table(results: list[MetricResult], *, per_example: bool) -> str:
+    """A readable summary: one row per metric (spec, score, signature)."""
+    rows = [["metric", "score", "signature"]]
+    for result in results:
+        score = result.corpus_score()
+        rows.append([result.spec, f"{score.score:.2f}", score.signature])
+    text = _table(rows, right={1})
+    if per_example:
+        columns = [result.per_example() for result in results]
+        example_rows = [["example", *(result.spec for result in results)]]
+        for index, values in enumerate(zip(*columns, strict=True), start=1):
+            example_rows.append([str(index), *(f"{value:.2f}" for value in values)])
+        text += "\n\n" + _table(example_rows, right=set(range(len(results) + 1)))
+    return text
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score the input with every ``--metric`` in one pass and print the result."""
+    specs = list(dict.fromkeys(args.metrics))  # a repeated spec is scored once
+    metrics = [(spec, metric_from_spec(spec, where=f"--metric {spec}: ")) for spec in specs]
+    data = _read(args)
+    results = score_corpus(metrics, data.candidates, data.references)
+    if args.json:
+        document = results_json(results, per_example=args.per_example)
+        sys.stdout.write(json.dumps(document, ensure_ascii=False, default=_json_default) + "\n")
+    else:
+        sys.stdout.write(format_table(results, per_example=args.per_example) + "\n")
+    return 0

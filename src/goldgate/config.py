@@ -1,0 +1,583 @@
+"""goldgate.yaml (or ``[tool.goldgate]`` in pyproject.toml) → frozen, validated models.
+
+Every mistake is a :class:`ConfigError` that names the file, the line (YAML only: TOML gives
+no positions), the key path (``suites.qa.gate.exact_macth``) and the nearest valid spelling.
+A loaded :class:`Config` holds absolute paths, resolved against the config file's directory.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import tomllib
+import types
+import typing
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import ErrorDetails
+
+from goldgate._yaml import KeyPath, dotted, line_of, load_yaml_with_lines
+from goldgate.errors import ConfigError, GoldgateError, MetricError, did_you_mean
+from goldgate.metrics.base import Metric
+
+CONFIG_FILENAMES = ("goldgate.yaml", "goldgate.yml")
+PYPROJECT = "pyproject.toml"
+SUITE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+CALLABLE_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+SCHEMA_ID = "https://goldgate.dev/schema/goldgate.schema.json"
+
+
+class _KeyedError(ValueError):
+    """A check on a model that points at a key below the model (``gate.exact_macth``)."""
+
+    def __init__(self, message: str, subpath: KeyPath = (), *, metric: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.subpath = subpath
+        self.metric = metric
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SystemConfig(_Model):
+    """Where candidate outputs come from: a predictions file, a command or a Python callable.
+
+    For a ``command`` goldgate starts ONE process per suite, writes every input to its stdin
+    as JSONL and reads outputs as they arrive; ``concurrency`` is passed to it as the
+    ``GOLDGATE_CONCURRENCY`` environment variable (how to use it is the command's business)
+    and ``timeout_s`` bounds the wait for each next output. For a ``callable`` at most
+    ``concurrency`` calls run at once and each call gets ``timeout_s``.
+    """
+
+    predictions: str | None = Field(
+        default=None, description="JSONL file of {id, output} lines; may contain {suite}"
+    )
+    command: str | list[str] | None = Field(
+        default=None,
+        description="command reading JSONL {id, input} on stdin, writing {id, output} on stdout",
+    )
+    callable: str | None = Field(
+        default=None, description="module:function taking an input, returning a string"
+    )
+    concurrency: int = Field(default=8, ge=1, le=1024)
+    timeout_s: float = Field(default=60.0, gt=0)
+    samples: int = Field(default=1, ge=1, le=1000, description="outputs per input")
+    env: dict[str, str] = Field(default_factory=dict, description="extra environment (command)")
+    cache: Literal["resume", "reuse", "off"] = Field(
+        default="resume",
+        description="resume: reuse outputs of an interrupted run only; reuse: reuse outputs "
+        "of any earlier run with the same system; off: never cache",
+    )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SystemConfig:
+        given = [k for k in ("predictions", "command", "callable") if getattr(self, k) is not None]
+        if len(given) != 1:
+            found = f"found {' and '.join(given)}" if given else "found none"
+            raise _KeyedError(f"set exactly one of predictions, command, callable ({found})")
+        if self.command is not None:
+            try:
+                argv = self.argv()
+            except ValueError as exc:
+                raise _KeyedError(f"cannot split the command: {exc}", ("command",)) from None
+            if not argv or not all(argv):
+                raise _KeyedError("the command is empty", ("command",))
+        if self.callable is not None and not CALLABLE_PATH.match(self.callable):
+            raise _KeyedError(
+                f"expected 'package.module:function', got {self.callable!r}", ("callable",)
+            )
+        if self.predictions is not None and not self.predictions.strip():
+            raise _KeyedError("the predictions path is empty", ("predictions",))
+        return self
+
+    @property
+    def kind(self) -> Literal["predictions", "command", "callable"]:
+        """Which of the three sources this system uses."""
+        if self.predictions is not None:
+            return "predictions"
+        return "command" if self.command is not None else "callable"
+
+    def argv(self) -> list[str]:
+        """The command as an argument list (``shlex.split`` of a string; never a shell)."""
+        if self.command is None:
+            return []
+        return shlex.split(self.command) if isinstance(self.command, str) else list(self.command)
+
+    def predictions_path(self, suite: str, root: Path) -> Path:
+        """The predictions file of ``suite``, ``{suite}`` substituted, resolved against root."""
+        if self.predictions is None:
+            raise ValueError("this system has no predictions file")
+        return root / self.predictions.replace("{suite}", suite)
+
+
+class GateRule(_Model):
+    """The checks on one metric: thresholds and allowed drops against the baseline."""
+
+    min: float | None = Field(default=None, description="the score must be at least this")
+    max: float | None = Field(default=None, description="the score must be at most this")
+    max_drop: float | None = Field(
+        default=None, ge=0, description="allowed drop below the baseline, in points"
+    )
+    max_drop_rel: float | None = Field(
+        default=None, ge=0, le=1, description="allowed drop as a fraction of the baseline"
+    )
+    max_flips: int | None = Field(
+        default=None, ge=0, description="examples allowed to go from correct to wrong"
+    )
+    slices: bool = Field(default=False, description="apply the same rule to every tag slice")
+
+    @model_validator(mode="after")
+    def _some_check(self) -> GateRule:
+        checks = ("min", "max", "max_drop", "max_drop_rel", "max_flips")
+        if all(getattr(self, name) is None for name in checks):
+            raise _KeyedError(f"a gate rule needs at least one of {', '.join(checks)}")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise _KeyedError(f"min ({self.min}) is above max ({self.max})", ("min",))
+        return self
+
+
+class SuiteConfig(_Model):
+    """One golden set, the metrics computed on it and the gate over them."""
+
+    goldens: Path = Field(description="golden set file: .jsonl, .yaml/.yml or .csv")
+    metrics: dict[str, dict[str, Any]] = Field(
+        description="metric name (or module:function) → options"
+    )
+    gate: dict[str, GateRule] = Field(default_factory=dict)
+    system: SystemConfig | None = Field(
+        default=None, description="this suite's own system (replaces the top-level one)"
+    )
+    slices: bool = Field(default=True, description="score each tag as a slice")
+
+    @field_validator("metrics", mode="before")
+    @classmethod
+    def _empty_options(cls, value: Any) -> Any:
+        # `bleu:` with nothing after it is YAML null: the metric with its defaults.
+        if isinstance(value, dict):
+            return {name: {} if options is None else options for name, options in value.items()}
+        return value
+
+    @model_validator(mode="after")
+    def _check_metrics_and_gate(self) -> SuiteConfig:
+        if not self.metrics:
+            raise _KeyedError("a suite needs at least one metric", ("metrics",))
+        from goldgate.metrics.registry import create_metric
+
+        for name, options in self.metrics.items():
+            try:
+                create_metric(name, options)
+            except MetricError as exc:
+                raise _KeyedError(str(exc), ("metrics", name), metric=True) from None
+        for name in self.gate:
+            if name not in self.metrics:
+                hint = did_you_mean(name, list(self.metrics))
+                known = ", ".join(self.metrics)
+                raise _KeyedError(
+                    f"the gate names {name!r}, which is not a metric of this suite{hint}; "
+                    f"its metrics: {known}",
+                    ("gate", name),
+                )
+        return self
+
+    def create_metrics(self) -> dict[str, Metric[Any]]:
+        """Build this suite's metrics (name → Metric), in configuration order."""
+        from goldgate.metrics.registry import create_metric
+
+        return {name: create_metric(name, options) for name, options in self.metrics.items()}
+
+
+class SignificanceConfig(_Model):
+    """The paired bootstrap that tells a real drop from noise."""
+
+    method: Literal["paired_bootstrap"] = "paired_bootstrap"
+    resamples: int = Field(default=1000, ge=1, le=1_000_000)
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    seed: int = 0
+
+
+ReportFormat = Literal["md", "html", "json", "junit"]
+ALL_REPORT_FORMATS: tuple[ReportFormat, ...] = ("md", "html", "json", "junit")
+
+
+class ReportConfig(_Model):
+    """Where reports are written and in which formats."""
+
+    dir: Path = Path("goldgate-report")
+    formats: list[ReportFormat] = Field(default_factory=lambda: list(ALL_REPORT_FORMATS))
+
+
+class Config(_Model):
+    """The whole configuration; ``root`` is the directory every relative path resolves against."""
+
+    version: Literal[1] = Field(description="configuration format version")
+    system: SystemConfig | None = Field(
+        default=None, description="the system under test (a suite may set its own)"
+    )
+    suites: dict[str, SuiteConfig]
+    significance: SignificanceConfig | None = Field(
+        default_factory=SignificanceConfig,
+        description="paired bootstrap settings; off (or false) for plain thresholds",
+    )
+    baseline: Path = Path("goldgate.baseline.json")
+    report: ReportConfig = Field(default_factory=ReportConfig)
+    cache_dir: Path = Path(".goldgate")
+    root: Path = Field(default_factory=Path.cwd, description="not read from the file")
+    source: Path | None = Field(default=None, description="not read from the file")
+
+    @field_validator("significance", mode="before")
+    @classmethod
+    def _significance_switch(cls, value: Any) -> Any:
+        # YAML 1.1 reads a bare `off` as false; "off" arrives quoted or from TOML.
+        if value is False or (isinstance(value, str) and value.lower() in ("off", "false", "no")):
+            return None
+        if value is True or (isinstance(value, str) and value.lower() in ("on", "true", "yes")):
+            return {}
+        return value
+
+    @model_validator(mode="after")
+    def _check_suites(self) -> Config:
+        if not self.suites:
+            raise _KeyedError("define at least one suite", ("suites",))
+        for name, suite in self.suites.items():
+            if not SUITE_NAME.match(name):
+                raise _KeyedError(
+                    f"suite name {name!r} may only hold letters, digits, '_', '.' and '-'",
+                    ("suites", name),
+                )
+            if suite.system is None and self.system is None:
+                raise _KeyedError(
+                    f"suite {name!r} has no system: set a top-level 'system' or "
+                    f"'suites.{name}.system'",
+                    ("suites", name),
+                )
+        return self
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _resolve_paths(cls, data: Any, handler: Callable[[Any], Config]) -> Config:
+        config = handler(data)
+        root = config.root
+
+        def resolve(path: Path) -> Path:
+            return path if path.is_absolute() else root / path
+
+        suites = {
+            name: suite.model_copy(update={"goldens": resolve(suite.goldens)})
+            for name, suite in config.suites.items()
+        }
+        return config.model_copy(
+            update={
+                "suites": suites,
+                "baseline": resolve(config.baseline),
+                "cache_dir": resolve(config.cache_dir),
+                "report": config.report.model_copy(update={"dir": resolve(config.report.dir)}),
+            }
+        )
+
+    def system_for(self, suite: str) -> SystemConfig:
+        """The system that produces outputs for ``suite``: its own, else the top-level one."""
+        own = self.suites[suite].system
+        system = own if own is not None else self.system
+        if system is None:  # ruled out by validation; kept for type narrowing
+            raise ConfigError(f"suite {suite!r} has no system")
+        return system
+
+
+_FILE_ONLY_KEYS = ("root", "source")
+
+
+def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
+    """Read and validate the configuration (goldgate.yaml, else [tool.goldgate] in pyproject)."""
+    base = Path.cwd() if cwd is None else cwd
+    if path is None:
+        path = _find_config(base)
+    elif not path.is_absolute():
+        path = base / path
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such configuration file")
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"{path}:{line}: not valid UTF-8 (byte {exc.start})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+
+    prefix: KeyPath = ()
+    lines: dict[KeyPath, int] = {}
+    if path.suffix == ".toml":
+        try:
+            document = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: malformed TOML: {exc}") from None
+        data = document.get("tool", {}).get("goldgate")
+        if data is None:
+            raise ConfigError(f"{path}: no [tool.goldgate] table")
+        prefix = ("tool", "goldgate")
+    else:
+        data, lines = load_yaml_with_lines(text, path, ConfigError)
+        if data is None:
+            raise ConfigError(f"{path}: the configuration is empty (start with 'version: 1')")
+    if not isinstance(data, dict):
+        where = dotted(prefix) or "the top level"
+        raise ConfigError(f"{path}: {where} must be a mapping of keys, not {_kind(data)}")
+    for key in _FILE_ONLY_KEYS:
+        if key in data:
+            _raise_at(path, lines, prefix, (key,), _unknown_key_message(key, Config))
+    return parse_config(data, root=path.parent, source=path, lines=lines, prefix=prefix)
+
+
+def parse_config(
+    data: Mapping[str, Any],
+    *,
+    root: Path,
+    source: Path,
+    lines: Mapping[KeyPath, int] | None = None,
+    prefix: KeyPath = (),
+) -> Config:
+    """Validate already-parsed configuration data; errors name ``source`` and the key path."""
+    try:
+        return Config.model_validate({**data, "root": root, "source": source})
+    except ValidationError as exc:
+        raise _translate(exc, data, source, dict(lines or {}), prefix) from None
+
+
+def _find_config(base: Path) -> Path:
+    for name in CONFIG_FILENAMES:
+        candidate = base / name
+        if candidate.is_file():
+            return candidate
+    pyproject = base / PYPROJECT
+    if pyproject.is_file():
+        try:
+            document = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError):
+            document = {}
+        if isinstance(document.get("tool"), dict) and "goldgate" in document["tool"]:
+            return pyproject
+    raise ConfigError(
+        f"{base}: no goldgate.yaml here (nor a [tool.goldgate] table in pyproject.toml); "
+        "'goldgate init' writes one"
+    )
+
+
+# -- turning pydantic's errors into messages a user can act on ------------------------------
+
+
+def _translate(
+    exc: ValidationError,
+    data: Any,
+    source: Path,
+    lines: dict[KeyPath, int],
+    prefix: KeyPath,
+) -> GoldgateError:
+    errors = exc.errors()
+    # An unknown key is usually a misspelt known one, which is then reported missing too:
+    # name the typo, not its consequence.
+    error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+    path, present = _data_path(error["loc"], data)
+    message = _message(error, path, present)
+    error_type: type[ConfigError] = ConfigError
+    keyed = (error.get("ctx") or {}).get("error")
+    if isinstance(keyed, _KeyedError):
+        path = path + keyed.subpath
+        message = keyed.message
+        if keyed.metric:
+            error_type = MetricError
+    return _error_at(error_type, source, lines, prefix, path, message)
+
+
+def _data_path(loc: tuple[int | str, ...], data: Any) -> tuple[KeyPath, bool]:
+    """Keep the parts of pydantic's loc that exist in the data (drops union member labels).
+
+    Returns the path and whether its last part is present in the data (False for a
+    missing key, whose name is kept so the message can say which).
+    """
+    path: list[str | int] = []
+    node = data
+    for part in loc:
+        if isinstance(node, Mapping) and str(part) in node:
+            path.append(str(part))
+            node = node[str(part)]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            path.append(part)
+            node = node[part]
+        elif isinstance(node, Mapping) and _is_field_name(part):
+            path.append(str(part))
+            return tuple(path), False
+        else:
+            continue
+    return tuple(path), True
+
+
+def _is_field_name(part: int | str) -> bool:
+    return isinstance(part, str) and any(
+        part in model.model_fields
+        for model in (Config, SystemConfig, SuiteConfig, GateRule, SignificanceConfig, ReportConfig)
+    )
+
+
+def _message(error: ErrorDetails, path: KeyPath, present: bool) -> str:
+    kind = error["type"]
+    value = error.get("input")
+    if kind == "extra_forbidden":
+        return _unknown_key_message(str(path[-1]), _model_at(path[:-1]))
+    if kind == "missing" or not present:
+        return "required key is missing"
+    if kind == "literal_error" and isinstance(value, str):
+        expected = str((error.get("ctx") or {}).get("expected", ""))
+        choices = re.findall(r"'([^']*)'", expected)
+        return f"{value!r} is not one of {expected}{did_you_mean(value, choices)}"
+    msg = error["msg"].removeprefix("Value error, ")
+    return f"{msg[:1].lower()}{msg[1:]} (got {_short(value)})"
+
+
+def _unknown_key_message(key: str, model: type[BaseModel] | None) -> str:
+    if model is None:
+        return f"unknown key {key!r}"
+    valid = [name for name in model.model_fields if name not in _FILE_ONLY_KEYS]
+    return f"unknown key {key!r}{did_you_mean(key, valid)}; valid keys: {', '.join(valid)}"
+
+
+def _model_at(path: KeyPath) -> type[BaseModel] | None:
+    """The model that validates the mapping at ``path`` (to list its valid keys)."""
+    annotation: Any = Config
+    for part in path:
+        model = _as_model(annotation)
+        if model is not None:
+            field = model.model_fields.get(str(part))
+            if field is None:
+                return None
+            annotation = field.annotation
+            continue
+        if typing.get_origin(annotation) is dict:
+            annotation = typing.get_args(annotation)[1]
+            continue
+        return None
+    return _as_model(annotation)
+
+
+def _as_model(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    if typing.get_origin(annotation) not in (typing.Union, types.UnionType):
+        return None
+    for arg in typing.get_args(annotation):
+        if isinstance(arg, type) and issubclass(arg, BaseModel):
+            return arg
+    return None
+
+
+def _raise_at(
+    source: Path, lines: Mapping[KeyPath, int], prefix: KeyPath, path: KeyPath, message: str
+) -> typing.NoReturn:
+    raise _error_at(ConfigError, source, lines, prefix, path, message)
+
+
+def _error_at(
+    error_type: type[ConfigError],
+    source: Path,
+    lines: Mapping[KeyPath, int],
+    prefix: KeyPath,
+    path: KeyPath,
+    message: str,
+) -> ConfigError:
+    line = line_of(dict(lines), path)
+    where = f"{source}:{line}" if line is not None else str(source)
+    key = dotted(prefix + path)
+    return error_type(f"{where}: {key}: {message}" if key else f"{where}: {message}")
+
+
+def _kind(value: Any) -> str:
+    return {list: "a list", str: "text", int: "a number", float: "a number"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# -- JSON Schema for editors -----------------------------------------------------------------
+
+
+def config_json_schema() -> dict[str, Any]:
+    """The JSON Schema of goldgate.yaml, with the known metric names and their options."""
+    schema = Config.model_json_schema(mode="validation")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = SCHEMA_ID
+    schema["title"] = "goldgate configuration"
+    for key in _FILE_ONLY_KEYS:
+        schema["properties"].pop(key, None)
+    defs = schema["$defs"]
+    defs["SuiteConfig"]["properties"]["metrics"] = _metrics_schema()
+    significance = schema["properties"]["significance"]
+    significance["anyOf"] = [
+        *significance.get("anyOf", []),
+        {"const": False},
+        {"const": "off"},
+    ]
+    significance.pop("default", None)
+    return schema
+
+
+def _metrics_schema() -> dict[str, Any]:
+    from goldgate.metrics.registry import metric_names
+
+    properties: dict[str, Any] = {}
+    names = metric_names()
+    for name in names:
+        options = _options_schema(name)
+        properties[name] = {"anyOf": [options, {"type": "null"}]}
+    return {
+        "type": "object",
+        "description": "metric name (or package.module:function) → options",
+        "minProperties": 1,
+        "propertyNames": {"anyOf": [{"enum": names}, {"pattern": CALLABLE_PATH.pattern}]},
+        "properties": properties,
+        "additionalProperties": {"anyOf": [{"type": "object"}, {"type": "null"}]},
+    }
+
+
+def _options_schema(name: str) -> dict[str, Any]:
+    """A metric's options schema when its module imports; a plain object otherwise."""
+    from goldgate.metrics.registry import _BUILTINS, _load_object
+
+    target = _BUILTINS.get(name)
+    try:
+        cls = _load_object(target, name) if target else None
+    except GoldgateError:
+        cls = None
+    if isinstance(cls, type) and issubclass(cls, Metric):
+        options: dict[str, Any] = cls.Options.model_json_schema()
+        options.pop("title", None)
+        inlined: dict[str, Any] = _inline_refs(options, options.pop("$defs", {}))
+        return inlined
+    return {"type": "object"}
+
+
+def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
+    """Replace local ``$ref``s by their definitions, so the piece can live inside another schema."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            return {**_inline_refs(defs[ref[8:]], defs), **_inline_refs(rest, defs)}
+        return {key: _inline_refs(value, defs) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_inline_refs(item, defs) for item in node]
+    return node

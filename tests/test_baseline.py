@@ -141,8 +141,19 @@ def test_verify_names_suite_and_metric() -> None:
     )
     # a metric the baseline has never seen is not an error: it just has no baseline yet
     verify_suite(suite, suite="qa", golden_hash="sha256:abc", signatures={"new": "x"}, source="b")
-    with pytest.raises(BaselineError, match=r"suite 'qa'.*golden set changed.*--new-only"):
+    with pytest.raises(BaselineError, match=r"suite 'qa'.*golden set changed") as info:
         verify_suite(suite, suite="qa", golden_hash="sha256:def", signatures={}, source="b")
+    assert "--new-only" not in str(info.value)
+    digests = {i: e.digest for i, e in suite.examples.items()}
+    added = {**digests, "ex-9": "new"}
+    with pytest.raises(BaselineError, match=r"1 added: ex-9; run `goldgate bless --new-only`"):
+        verify_suite(suite, suite="qa", golden_hash="x", signatures={}, source="b", digests=added)
+    edited = {**digests, "ex-1": "other"}
+    del edited["ex-2"]
+    with pytest.raises(
+        BaselineError, match=r"1 removed: ex-2; 1 changed: ex-1; run `goldgate bless` to"
+    ):
+        verify_suite(suite, suite="qa", golden_hash="x", signatures={}, source="b", digests=edited)
     with pytest.raises(BaselineError, match=r"suite 'qa', metric 'accuracy': the signature"):
         verify_suite(
             suite,

@@ -287,14 +287,28 @@ def verify_suite(
     golden_hash: str,
     signatures: Mapping[str, str],
     source: str,
+    digests: Mapping[str, str] | None = None,
 ) -> None:
-    """Refuse a suite baseline whose golden hash or a metric's signature differs from today's."""
+    """Refuse a suite baseline whose golden hash or a metric's signature differs from today's.
+
+    ``digests`` (id → ``record_digest``) lets the message say which examples were added,
+    removed or changed.
+    """
     if suite_baseline.golden_hash != golden_hash:
+        detail = ""
+        only_added = False
+        if digests is not None:
+            detail, only_added = _golden_changes(suite_baseline, digests)
+        advice = (
+            "run `goldgate bless --new-only` to add the new examples (or `goldgate bless` to"
+            " accept every score again)"
+            if only_added
+            else "run `goldgate bless` to accept every score again"
+        )
         raise BaselineError(
             f"{source}: suite {suite!r}: the golden set changed since the baseline was blessed"
-            f" (baseline {suite_baseline.golden_hash}, now {golden_hash}); run `goldgate bless`"
-            " to accept all scores again, or `goldgate bless --new-only` if examples were only"
-            " added"
+            f" (baseline {_short_hash(suite_baseline.golden_hash)}, now {_short_hash(golden_hash)})"
+            f"{detail}; {advice}"
         )
     for spec, signature in signatures.items():
         blessed = suite_baseline.metrics.get(spec)
@@ -304,3 +318,21 @@ def verify_suite(
                 f" baseline's (baseline {blessed.signature}, now {signature}); scores are only"
                 " compared under the same settings; run `goldgate bless` to accept the new ones"
             )
+
+
+def _short_hash(value: str) -> str:
+    return value[:19] + "…" if len(value) > 20 else value
+
+
+def _golden_changes(suite_baseline: SuiteBaseline, digests: Mapping[str, str]) -> tuple[str, bool]:
+    blessed = suite_baseline.examples
+    added = [i for i in digests if i not in blessed]
+    removed = [i for i in blessed if i not in digests]
+    changed = [i for i in digests if i in blessed and blessed[i].digest != digests[i]]
+    parts = []
+    for label, ids in (("added", added), ("removed", removed), ("changed", changed)):
+        if ids:
+            shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+            parts.append(f"{len(ids)} {label}: {shown}")
+    detail = f": {'; '.join(parts)}" if parts else ""
+    return detail, bool(added) and not changed

@@ -1,0 +1,395 @@
+"""ROUGE-N, ROUGE-L and ROUGE-Lsum, score for score equal to rouge-score 0.1.2's RougeScorer.
+
+Every definition is rouge-score's (``rouge_scorer.py``):
+
+- ROUGE-N: hits = Σ min(count in reference, count in candidate) over n-grams;
+  P = hits / max(#candidate n-grams, 1), R = hits / max(#reference n-grams, 1),
+  F = 2PR / (P + R), or 0 when P + R = 0. N-grams run across newlines.
+- ROUGE-L: LCS over the whole token lists; P = LCS / |candidate|, R = LCS / |reference|;
+  all zero when either side has no token.
+- ROUGE-Lsum: texts are split into sentences on ``"\\n"``; for every reference sentence, the
+  union of the LCS positions against each candidate sentence (rouge-score's backtrack and its
+  tie-break), each union token counted only while unused unigram counts remain on both sides;
+  P = hits / |candidate tokens|, R = hits / |reference tokens|. Without newlines it equals
+  ROUGE-L.
+- Several references: per example, the reference with the highest F, the first on ties
+  (``RougeScorer.score_multi``).
+
+Statistics per example are ``(precision, recall, fmeasure, 1)`` on the 0–1 scale, so a sum
+over examples divided by its count is a mean. The corpus score is rouge-score's convention:
+the mean per-example F, reported on 0–100 with the mean precision and recall beside it.
+
+``split_summaries=true`` asks, as in rouge-score, for NLTK's punkt sentence splitter instead of
+newlines. goldgate calls ``nltk.sent_tokenize`` exactly as rouge-score does when NLTK and its
+punkt data are installed, and otherwise refuses the option (a MetricError that says how to
+install them or to put one sentence per line); it never substitutes another splitter, because
+the numbers would then silently differ from rouge-score's.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, ClassVar, TypeVar
+
+from goldgate.errors import MetricError
+from goldgate.metrics.base import Metric, MetricOptions, Stats
+from goldgate.metrics.lcs import lcs_indices, lcs_length, position_masks
+from goldgate.metrics.rouge_tokenize import (
+    STEM_INSTALL_HINT,
+    Tokenizer,
+    TokenizerName,
+    make_tokenizer,
+)
+
+Sentences = list[list[str]]
+
+
+class RougeText:
+    """A text tokenised once for the whole ROUGE family; derived views are built on demand."""
+
+    __slots__ = ("_cache", "_tokenize", "sentences", "text", "tokens")
+
+    def __init__(self, text: str, tokenize: Tokenizer) -> None:
+        self.text = text
+        self._tokenize = tokenize
+        # Tokenising line by line gives the same tokens as the whole text: "\n" is a
+        # separator for every tokenizer and lowercasing never looks across it.
+        sentences = [tokenize(line) for line in text.split("\n") if line]
+        self.sentences: Sentences = [s for s in sentences if s]
+        if len(self.sentences) == 1:
+            self.tokens: list[str] = self.sentences[0]
+        else:
+            self.tokens = [token for sentence in self.sentences for token in sentence]
+        self._cache: dict[Hashable, Any] = {}
+
+    def cached(self, key: Hashable, build: Callable[[], Any]) -> Any:
+        """A value derived from this text, built once per key (metrics' own views)."""
+        try:
+            return self._cache[key]
+        except KeyError:
+            value = self._cache[key] = build()
+            return value
+
+    def ngrams(self, n: int) -> Counter[Any]:
+        """Counts of the text's n-grams (plain tokens for n = 1, tuples otherwise)."""
+        key = ("ngrams", n)
+        counts: Counter[Any] | None = self._cache.get(key)
+        if counts is None:
+            tokens = self.tokens
+            if n == 1:
+                counts = Counter(tokens)
+            else:
+                counts = Counter(zip(*(tokens[i:] for i in range(n)), strict=False))
+            self._cache[key] = counts
+        return counts
+
+    def masks(self) -> dict[str, int]:
+        """Bit positions of every distinct token (for bit-parallel LCS)."""
+        masks: dict[str, int] | None = self._cache.get("masks")
+        if masks is None:
+            masks = self._cache["masks"] = position_masks(self.tokens)
+        return masks
+
+    def split_sentences(self, splitter: str) -> Sentences:
+        """Tokenised sentences: newline-separated (``"newline"``) or from NLTK's punkt."""
+        if splitter == "newline":
+            return self.sentences
+        key = ("sentences", splitter)
+        sentences: Sentences | None = self._cache.get(key)
+        if sentences is None:
+            pieces = [s for s in _punkt()(self.text) if s]
+            sentences = self._cache[key] = [t for t in map(self._tokenize, pieces) if t]
+        return sentences
+
+    def sentence_counts(self, splitter: str) -> Counter[Any]:
+        """Token counts over the sentences (the text's unigram counts for newlines)."""
+        if splitter == "newline":
+            return self.ngrams(1)
+        key = ("sentence_counts", splitter)
+        counts: Counter[Any] | None = self._cache.get(key)
+        if counts is None:
+            counts = Counter()
+            for sentence in self.split_sentences(splitter):
+                counts.update(sentence)
+            self._cache[key] = counts
+        return counts
+
+    def sentence_masks(self, splitter: str) -> list[dict[str, int]]:
+        """``position_masks`` of every sentence."""
+        key = ("sentence_masks", splitter)
+        masks: list[dict[str, int]] | None = self._cache.get(key)
+        if masks is None:
+            sentences = self.split_sentences(splitter)
+            masks = self._cache[key] = [position_masks(s) for s in sentences]
+        return masks
+
+
+def _punkt() -> Any:
+    try:
+        import nltk
+    except ImportError:
+        raise MetricError(
+            "split_summaries=true splits sentences with NLTK's punkt as rouge-score does, "
+            f"and NLTK is not installed: run {STEM_INSTALL_HINT} and "
+            "`python -m nltk.downloader punkt_tab`, or put one sentence per line"
+        ) from None
+    return nltk.sent_tokenize
+
+
+def _check_punkt() -> None:
+    sent_tokenize = _punkt()
+    try:
+        sent_tokenize("One. Two.")
+    except LookupError:
+        raise MetricError(
+            "split_summaries=true splits sentences with NLTK's punkt as rouge-score does, "
+            "and the punkt data is not installed: run `python -m nltk.downloader punkt_tab`, "
+            "or put one sentence per line and leave split_summaries false"
+        ) from None
+
+
+def fmeasure(precision: float, recall: float) -> float:
+    """rouge-score's F1: harmonic mean, 0 when both are 0."""
+    if precision + recall > 0:
+        return 2 * precision * recall / (precision + recall)
+    return 0.0
+
+
+def ngram_prf(candidate: RougeText, reference: RougeText, n: int) -> tuple[float, float, float]:
+    """ROUGE-N precision, recall and F of one pair (0–1)."""
+    cand = candidate.ngrams(n)
+    ref = reference.ngrams(n)
+    if len(cand) > len(ref):
+        cand, ref = ref, cand
+    hits = 0
+    if cand and ref:
+        for gram in cand.keys() & ref.keys():
+            a = cand[gram]
+            b = ref[gram]
+            hits += a if a < b else b
+    precision = hits / max(len(candidate.tokens) - n + 1, 1)
+    recall = hits / max(len(reference.tokens) - n + 1, 1)
+    return precision, recall, fmeasure(precision, recall)
+
+
+def lcs_prf(candidate: RougeText, reference: RougeText) -> tuple[float, float, float]:
+    """ROUGE-L precision, recall and F of one pair (0–1)."""
+    n = len(candidate.tokens)
+    m = len(reference.tokens)
+    if not n or not m:
+        return 0.0, 0.0, 0.0
+    lcs = lcs_length(candidate.masks(), n, reference.tokens)
+    precision = lcs / n
+    recall = lcs / m
+    return precision, recall, fmeasure(precision, recall)
+
+
+def summary_lcs_hits(
+    ref_sentences: Sentences,
+    cand_sentences: Sentences,
+    cand_masks: Sequence[dict[str, int]],
+    ref_counts: Counter[Any],
+    cand_counts: Counter[Any],
+) -> int:
+    """rouge-score's ``_summary_level_lcs`` hits: union LCS per reference sentence, clipped."""
+    remaining_ref = dict(ref_counts)
+    remaining_cand = dict(cand_counts)
+    hits = 0
+    for ref in ref_sentences:
+        union: set[int] = set()
+        for cand, masks in zip(cand_sentences, cand_masks, strict=True):
+            union.update(lcs_indices(ref, cand, masks))
+        for index in sorted(union):
+            token = ref[index]
+            if remaining_cand[token] > 0 and remaining_ref[token] > 0:
+                hits += 1
+                remaining_cand[token] -= 1
+                remaining_ref[token] -= 1
+    return hits
+
+
+def summary_lcs_prf(
+    candidate: RougeText, reference: RougeText, splitter: str
+) -> tuple[float, float, float]:
+    """ROUGE-Lsum precision, recall and F of one pair (0–1)."""
+    cand_sentences = candidate.split_sentences(splitter)
+    ref_sentences = reference.split_sentences(splitter)
+    if len(cand_sentences) <= 1 and len(ref_sentences) <= 1:
+        # One LCS, whose tokens are never clipped: exactly ROUGE-L.
+        return lcs_prf(candidate, reference)
+    n = sum(map(len, cand_sentences))
+    m = sum(map(len, ref_sentences))
+    if not n or not m:
+        return 0.0, 0.0, 0.0
+    hits = summary_lcs_hits(
+        ref_sentences,
+        cand_sentences,
+        candidate.sentence_masks(splitter),
+        reference.sentence_counts(splitter),
+        candidate.sentence_counts(splitter),
+    )
+    recall = hits / m
+    precision = hits / n
+    return precision, recall, fmeasure(precision, recall)
+
+
+class RougeOptions(MetricOptions):
+    """Options shared by the ROUGE family."""
+
+    use_stemmer: bool = False
+    tokenizer: TokenizerName = "default"
+
+
+class RougeLsumOptions(RougeOptions):
+    """ROUGE-Lsum also takes rouge-score's ``split_summaries`` (NLTK punkt, see the module)."""
+
+    split_summaries: bool = False
+
+
+RougeOptionsT = TypeVar("RougeOptionsT", bound=RougeOptions)
+
+
+class RougeMetric(Metric[RougeOptionsT]):
+    """Base of the ROUGE family: shared preprocessing, best reference by F, mean F."""
+
+    Options: ClassVar[type[MetricOptions]] = RougeOptions
+    stat_names = ("precision", "recall", "fmeasure", "count")
+
+    def __init__(self, options: RougeOptionsT) -> None:
+        super().__init__(options)
+        self._tokenize = make_tokenizer(options.tokenizer, use_stemmer=options.use_stemmer)
+
+    def preprocess_key(self) -> Hashable:
+        return ("rouge", self.options.tokenizer, self.options.use_stemmer)
+
+    def preprocess(self, text: str) -> RougeText:
+        return RougeText(text, self._tokenize)
+
+    def pair_scores(self, candidate: RougeText, reference: RougeText) -> tuple[float, float, float]:
+        """Precision, recall and F (0–1) of the candidate against one reference."""
+        raise NotImplementedError
+
+    def example_stats(self, candidate: Any, references: Sequence[Any]) -> Stats:
+        best: tuple[float, float, float] | None = None
+        for reference in references:
+            scores = self.pair_scores(candidate, reference)
+            if best is None or scores[2] > best[2]:
+                best = scores
+        if best is None:
+            return (0.0, 0.0, 0.0, 1.0)
+        return (*best, 1.0)
+
+    def score_stats(self, stats: Sequence[float]) -> float:
+        return 100 * stats[2] / stats[3] if stats[3] else 0.0
+
+    def components(self, stats: Sequence[float]) -> dict[str, Any]:
+        count = stats[3]
+        names = ("precision", "recall", "fmeasure")
+        return {key: (100 * stats[i] / count if count else 0.0) for i, key in enumerate(names)}
+
+    def signature_fields(self) -> list[tuple[str, str]]:
+        return [
+            ("tok", self.options.tokenizer),
+            ("stem", "yes" if self.options.use_stemmer else "no"),
+        ]
+
+
+class RougeN(RougeMetric[RougeOptions]):
+    """ROUGE-N on n-grams; the subclasses fix n."""
+
+    n: ClassVar[int]
+
+    def pair_scores(self, candidate: RougeText, reference: RougeText) -> tuple[float, float, float]:
+        return ngram_prf(candidate, reference, self.n)
+
+
+class Rouge1(RougeN):
+    """ROUGE-1: unigrams."""
+
+    name = "rouge1"
+    n = 1
+
+
+class Rouge2(RougeN):
+    """ROUGE-2: bigrams."""
+
+    name = "rouge2"
+    n = 2
+
+
+class Rouge3(RougeN):
+    """ROUGE-3."""
+
+    name = "rouge3"
+    n = 3
+
+
+class Rouge4(RougeN):
+    """ROUGE-4."""
+
+    name = "rouge4"
+    n = 4
+
+
+class Rouge5(RougeN):
+    """ROUGE-5."""
+
+    name = "rouge5"
+    n = 5
+
+
+class Rouge6(RougeN):
+    """ROUGE-6."""
+
+    name = "rouge6"
+    n = 6
+
+
+class Rouge7(RougeN):
+    """ROUGE-7."""
+
+    name = "rouge7"
+    n = 7
+
+
+class Rouge8(RougeN):
+    """ROUGE-8."""
+
+    name = "rouge8"
+    n = 8
+
+
+class Rouge9(RougeN):
+    """ROUGE-9."""
+
+    name = "rouge9"
+    n = 9
+
+
+class RougeL(RougeMetric[RougeOptions]):
+    """ROUGE-L: LCS over the whole texts."""
+
+    name = "rougeL"
+
+    def pair_scores(self, candidate: RougeText, reference: RougeText) -> tuple[float, float, float]:
+        return lcs_prf(candidate, reference)
+
+
+class RougeLsum(RougeMetric[RougeLsumOptions]):
+    """ROUGE-Lsum: summary-level union LCS over sentences."""
+
+    name = "rougeLsum"
+    Options: ClassVar[type[MetricOptions]] = RougeLsumOptions
+
+    def __init__(self, options: RougeLsumOptions) -> None:
+        super().__init__(options)
+        if options.split_summaries:
+            _check_punkt()
+        self._splitter: str = "punkt" if options.split_summaries else "newline"
+
+    def pair_scores(self, candidate: RougeText, reference: RougeText) -> tuple[float, float, float]:
+        return summary_lcs_prf(candidate, reference, self._splitter)
+
+    def signature_fields(self) -> list[tuple[str, str]]:
+        return [*super().signature_fields(), ("split", self._splitter)]

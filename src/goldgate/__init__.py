@@ -1,5 +1,59 @@
-"""goldgate: a regression gate for text-generation quality."""
+"""goldgate: a regression gate for text-generation quality.
+
+The library API that the command line, the pytest plugin and the GitHub Action all call::
+
+    import goldgate
+
+    config = goldgate.load_config()            # goldgate.yaml or [tool.goldgate]
+    result = goldgate.run(config)              # a RunResult; result.verdict, result.exit_code
+    goldgate.bless(config)                     # write the baseline from today's scores
+
+Names are imported lazily, so ``import goldgate`` stays cheap.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from goldgate.config import Config, load_config
+    from goldgate.result import RunResult, Verdict
+    from goldgate.runner import bless, check, run
+
+__all__ = [
+    "Config",
+    "RunResult",
+    "Verdict",
+    "__version__",
+    "bless",
+    "check",
+    "load_config",
+    "run",
+]
+
+_LAZY = {
+    "Config": "goldgate.config",
+    "load_config": "goldgate.config",
+    "RunResult": "goldgate.result",
+    "Verdict": "goldgate.result",
+    "run": "goldgate.runner",
+    "bless": "goldgate.runner",
+    "check": "goldgate.runner",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'goldgate' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,558 @@
+"""The one orchestration every face calls: config → goldens → outputs → scores → verdict.
+
+``run`` scores every suite, compares it with the baseline and returns the whole
+:class:`~goldgate.result.RunResult`; ``bless`` writes the baseline from a fresh scoring;
+``check`` validates configuration, golden sets and baseline without running the system.
+The library never prints or exits: problems are typed :class:`~goldgate.errors.GoldgateError`
+exceptions, or, when they concern one suite of a run, that suite's ``error`` and the
+``error`` verdict.
+
+Systems that return several samples per input (``samples > 1``) are scored one sample index
+at a time, each as its own candidate set, and the scores are averaged; per-example scores
+are averaged the same way, and components are computed from statistics pooled over samples.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from goldgate import __version__
+from goldgate.baseline import (
+    Baseline,
+    BaselineExample,
+    BaselineMetric,
+    SuiteBaseline,
+    read_baseline,
+    read_baseline_at_ref,
+    record_digest,
+    strip_nrefs,
+    verify_suite,
+    write_baseline,
+)
+from goldgate.config import Config
+from goldgate.errors import BaselineError, GoldgateError, SystemRunError, UsageError
+from goldgate.gate import (
+    MetricScores,
+    SuiteEvaluation,
+    SuiteScores,
+    combine_verdicts,
+    evaluate_suite,
+)
+from goldgate.goldens import GoldenSet, load_goldens
+from goldgate.metrics.engine import score_corpus
+from goldgate.progress import ProgressReporter
+from goldgate.result import (
+    CheckStatus,
+    ExampleResult,
+    RunResult,
+    SignificanceSettings,
+    SuiteResult,
+    Verdict,
+)
+from goldgate.stats import FloatArray, sample_score
+
+RESULT_FILENAME = "result.json"
+
+
+@dataclass(frozen=True)
+class ScoredSuite:
+    """A suite after its system ran and its metrics were computed."""
+
+    golden: GoldenSet
+    outputs: dict[str, list[str]]
+    scores: SuiteScores
+
+    @property
+    def samples(self) -> int:
+        """Outputs per input."""
+        return self.scores.metrics[0].stats.shape[0] if self.scores.metrics else 1
+
+
+# -- the public entry points ------------------------------------------------------------------
+
+
+def run(
+    config: Config,
+    *,
+    baseline_ref: str | None = None,
+    progress: ProgressReporter | None = None,
+    write_reports: bool = True,
+    suites: Sequence[str] | None = None,
+    report_formats: Sequence[str] | None = None,
+) -> RunResult:
+    """Score every suite, gate it against thresholds and the baseline, write the result.
+
+    ``baseline_ref`` reads the baseline as it is at that git revision (in a pull request,
+    the merge base), so a change to the baseline file itself is not compared with itself.
+    With ``write_reports``, ``<report.dir>/result.json`` and the configured report formats
+    are written.
+    """
+    names = _select(config, suites)
+    baseline, baseline_label = _load_baseline(config, baseline_ref)
+    results: list[SuiteResult] = []
+    hints: list[str] = []
+    errors: list[str] = []
+    for name in names:
+        try:
+            scored = score_suite(config, name, progress=progress)
+            suite_baseline = baseline.suites.get(name) if baseline is not None else None
+            suite_result, suite_hints = _gate_suite(
+                config, name, scored, suite_baseline, baseline_label
+            )
+            hints += suite_hints
+        except GoldgateError as exc:
+            errors.append(str(exc))
+            suite_result = SuiteResult(
+                name=name,
+                verdict=Verdict.ERROR,
+                goldens=_relative(config.suites[name].goldens, config.root),
+                golden_hash="",
+                n_examples=0,
+                metrics=[],
+                checks=[],
+                error=str(exc),
+            )
+        results.append(suite_result)
+
+    if baseline is None:
+        hints.insert(
+            0,
+            f"no baseline at {baseline_label}: only min/max gates were checked; run"
+            " `goldgate bless` to accept these scores as the baseline",
+        )
+    significance = config.significance
+    result = RunResult(
+        goldgate_version=__version__,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        verdict=combine_verdicts([suite.verdict for suite in results]),
+        config=_relative(config.source, config.root) if config.source else None,
+        baseline=baseline_label,
+        baseline_found=baseline is not None,
+        significance=(
+            SignificanceSettings(
+                method=significance.method,
+                resamples=significance.resamples,
+                alpha=significance.alpha,
+                seed=significance.seed,
+            )
+            if significance is not None
+            else None
+        ),
+        suites=results,
+        hints=hints,
+        errors=errors,
+    )
+    if write_reports:
+        formats = list(config.report.formats) if report_formats is None else list(report_formats)
+        write_result(result, config.report.dir, formats)
+    return result
+
+
+def bless(
+    config: Config,
+    *,
+    new_only: bool = False,
+    progress: ProgressReporter | None = None,
+    suites: Sequence[str] | None = None,
+) -> Path:
+    """Score the suites and write the baseline from today's outputs; returns its path.
+
+    ``new_only`` keeps what is blessed and adds only examples new to the golden set (and
+    metrics new to a suite). Suites not selected keep their blessed entries.
+    """
+    names = _select(config, suites)
+    existing: Baseline | None = None
+    # A full bless of every suite keeps nothing of the old file, so it may replace a damaged one.
+    if config.baseline.exists() and (new_only or suites is not None):
+        existing = read_baseline(config.baseline)
+    blessed: dict[str, SuiteBaseline] = {}
+    if existing is not None:
+        blessed.update(
+            (name, suite) for name, suite in existing.suites.items() if name in config.suites
+        )
+    for name in names:
+        scored = score_suite(config, name, progress=progress)
+        fresh = suite_baseline(config, scored)
+        old = existing.suites.get(name) if existing is not None and new_only else None
+        blessed[name] = fresh if old is None else merge_new_only(old, fresh, scored, name)
+    baseline = Baseline(
+        goldgate_version=__version__,
+        suites={name: blessed[name] for name in config.suites if name in blessed},
+    )
+    write_baseline(config.baseline, baseline)
+    return config.baseline
+
+
+@dataclass(frozen=True)
+class SuiteCheck:
+    """What ``check`` found for one suite."""
+
+    suite: str
+    n_examples: int
+    golden_hash: str
+    #: None when the suite agrees with the baseline (or has none yet); else the problem
+    error: str | None = None
+    in_baseline: bool = False
+
+
+def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck]:
+    """Validate golden sets and the baseline against the configuration, running no system."""
+    baseline, label = _load_baseline(config, baseline_ref)
+    found: list[SuiteCheck] = []
+    for name, suite in config.suites.items():
+        try:
+            golden = load_goldens(suite.goldens, name)
+            metrics = suite.create_metrics()
+            counts = [len(record.references) for record in golden.records]
+            signatures = {spec: str(metric.signature(counts)) for spec, metric in metrics.items()}
+            blessed = baseline.suites.get(name) if baseline is not None else None
+            if blessed is not None:
+                verify_suite(
+                    blessed,
+                    suite=name,
+                    golden_hash=golden.content_hash,
+                    signatures=signatures,
+                    source=label,
+                    digests=_digests(golden),
+                )
+            found.append(
+                SuiteCheck(name, len(golden), golden.content_hash, None, blessed is not None)
+            )
+        except GoldgateError as exc:
+            found.append(SuiteCheck(name, 0, "", str(exc)))
+    return found
+
+
+# -- scoring ----------------------------------------------------------------------------------
+
+
+def score_suite(
+    config: Config, name: str, *, progress: ProgressReporter | None = None
+) -> ScoredSuite:
+    """Load a suite's golden set, obtain the system's outputs and compute every metric."""
+    from goldgate.systems import obtain_outputs
+
+    suite = config.suites[name]
+    golden = load_goldens(suite.goldens, name)
+    outputs = obtain_outputs(
+        config.system_for(name),
+        golden,
+        root=config.root,
+        cache_dir=config.cache_dir,
+        progress=progress,
+    )
+    return score_outputs(name, golden, outputs, suite.create_metrics())
+
+
+def score_outputs(
+    name: str,
+    golden: GoldenSet,
+    outputs: dict[str, list[str]],
+    metrics: dict[str, Any],
+) -> ScoredSuite:
+    """Score given outputs (id → one output per sample) of a golden set with ``metrics``."""
+    ids = [record.id for record in golden.records]
+    samples = _sample_count(name, ids, outputs)
+    references = [list(record.references) for record in golden.records]
+    pairs = list(metrics.items())
+    per_sample = [
+        score_corpus(pairs, [outputs[example_id][s] for example_id in ids], references)
+        for s in range(samples)
+    ]
+    scored_metrics = []
+    for position, (spec, metric) in enumerate(pairs):
+        width = len(metric.stat_names) or len(per_sample[0][position].stats[0])
+        stats: FloatArray = np.asarray(
+            [per_sample[s][position].stats for s in range(samples)], dtype=np.float64
+        ).reshape(samples, len(ids), width)
+        signature = str(per_sample[0][position].signature)
+        scored_metrics.append(MetricScores(spec, metric, signature, stats))
+    return ScoredSuite(
+        golden=golden,
+        outputs=outputs,
+        scores=SuiteScores(
+            name=name,
+            ids=tuple(ids),
+            tags=tuple(record.tags for record in golden.records),
+            metrics=tuple(scored_metrics),
+        ),
+    )
+
+
+def _sample_count(name: str, ids: Sequence[str], outputs: dict[str, list[str]]) -> int:
+    counts = set()
+    for example_id in ids:
+        got = outputs.get(example_id)
+        if not got:
+            raise SystemRunError(f"suite {name!r}: no output for example {example_id!r}")
+        if not all(isinstance(text, str) for text in got):
+            raise SystemRunError(f"suite {name!r}: an output of {example_id!r} is not text")
+        counts.add(len(got))
+    if len(counts) > 1:
+        raise SystemRunError(
+            f"suite {name!r}: examples have different numbers of samples ({sorted(counts)})"
+        )
+    return counts.pop() if counts else 1
+
+
+# -- gating -----------------------------------------------------------------------------------
+
+
+def _gate_suite(
+    config: Config,
+    name: str,
+    scored: ScoredSuite,
+    blessed: SuiteBaseline | None,
+    baseline_label: str,
+) -> tuple[SuiteResult, list[str]]:
+    suite = config.suites[name]
+    hints: list[str] = []
+    if blessed is not None:
+        verify_suite(
+            blessed,
+            suite=name,
+            golden_hash=scored.golden.content_hash,
+            signatures={item.spec: item.signature for item in scored.scores.metrics},
+            source=baseline_label,
+            digests=_digests(scored.golden),
+        )
+        missing = [item.spec for item in scored.scores.metrics if item.spec not in blessed.metrics]
+        if missing:
+            hints.append(
+                f"suite {name!r}: {', '.join(missing)} not in the baseline yet; run"
+                " `goldgate bless --new-only` to add them"
+            )
+    elif baseline_label and config.baseline.exists():
+        hints.append(
+            f"suite {name!r} is not in the baseline yet: only min/max gates were checked;"
+            f" run `goldgate bless --suite {name}` to add it"
+        )
+    evaluation = evaluate_suite(
+        scored.scores, blessed, suite.gate, config.significance, slices=suite.slices
+    )
+    if evaluation.verdict is Verdict.IMPROVED:
+        risen = [
+            f"{check.metric} {check.delta:+.2f}"
+            for check in evaluation.checks
+            if check.status is CheckStatus.IMPROVED and check.slice is None and check.delta
+        ]
+        detail = f" ({', '.join(dict.fromkeys(risen))})" if risen else ""
+        hints.append(
+            f"suite {name!r} improved{detail}: run `goldgate bless` to make these scores"
+            " the new baseline"
+        )
+    result = SuiteResult(
+        name=name,
+        verdict=evaluation.verdict,
+        goldens=_relative(suite.goldens, config.root),
+        golden_hash=scored.golden.content_hash,
+        n_examples=len(scored.golden),
+        metrics=evaluation.metrics,
+        checks=evaluation.checks,
+        slices=evaluation.slices,
+        examples=_examples(scored, blessed, evaluation),
+    )
+    return result, hints
+
+
+def _examples(
+    scored: ScoredSuite, blessed: SuiteBaseline | None, evaluation: SuiteEvaluation
+) -> list[ExampleResult]:
+    to_wrong = {spec: set(ids) for spec, ids in evaluation.flipped_to_wrong.items()}
+    to_right = {spec: set(ids) for spec, ids in evaluation.flipped_to_right.items()}
+    examples = []
+    for index, record in enumerate(scored.golden.records):
+        old = blessed.examples.get(record.id) if blessed is not None else None
+        examples.append(
+            ExampleResult(
+                id=record.id,
+                line=record.line or None,
+                tags=list(record.tags),
+                input=record.input,
+                references=list(record.references),
+                output=scored.outputs[record.id][0],
+                baseline_output=old.outputs[0] if old is not None and old.outputs else None,
+                scores={spec: values[index] for spec, values in evaluation.scores.items()},
+                baseline_scores={
+                    spec: values[record.id]
+                    for spec, values in evaluation.baseline_scores.items()
+                    if record.id in values
+                },
+                flipped_to_wrong=[spec for spec, ids in to_wrong.items() if record.id in ids],
+                flipped_to_right=[spec for spec, ids in to_right.items() if record.id in ids],
+                new=blessed is not None and old is None,
+            )
+        )
+    return examples
+
+
+# -- the baseline -----------------------------------------------------------------------------
+
+
+def suite_baseline(config: Config, scored: ScoredSuite) -> SuiteBaseline:
+    """The baseline entry of a scored suite: everything a later paired comparison needs."""
+    samples = scored.samples
+    metrics = {
+        item.spec: BaselineMetric(
+            signature=item.signature,
+            score=sample_score(item.metric, item.stats),
+            stat_names=list(item.metric.stat_names),
+            components=item.metric.components(item.stats.sum(axis=(0, 1)).tolist()),
+        )
+        for item in scored.scores.metrics
+    }
+    rows = {item.spec: item.stats.transpose(1, 0, 2).tolist() for item in scored.scores.metrics}
+    digests = _digests(scored.golden)
+    examples = {
+        record.id: BaselineExample(
+            digest=digests[record.id],
+            outputs=list(scored.outputs[record.id]),
+            stats={spec: rows[spec][index] for spec in rows},
+        )
+        for index, record in enumerate(scored.golden.records)
+    }
+    return SuiteBaseline(
+        golden_hash=scored.golden.content_hash,
+        goldens=_relative(config.suites[scored.scores.name].goldens, config.root),
+        samples=samples,
+        metrics=metrics,
+        examples=examples,
+    )
+
+
+def merge_new_only(
+    old: SuiteBaseline, fresh: SuiteBaseline, scored: ScoredSuite, name: str
+) -> SuiteBaseline:
+    """Keep the blessed examples of ``old`` and add from ``fresh`` only examples new to it.
+
+    Metrics new to the suite are taken from ``fresh`` whole, since nothing of theirs was
+    blessed. An example whose content changed, a changed signature or sample count cannot be
+    kept and is a ``BaselineError``: that needs a full ``goldgate bless``.
+    """
+    advice = "; run `goldgate bless` (without --new-only) to accept every score again"
+    if old.samples != fresh.samples:
+        raise BaselineError(
+            f"suite {name!r}: the baseline has {old.samples} samples per input, the system now"
+            f" gives {fresh.samples}{advice}"
+        )
+    for spec, entry in fresh.metrics.items():
+        kept = old.metrics.get(spec)
+        if kept is not None and strip_nrefs(kept.signature) != strip_nrefs(entry.signature):
+            raise BaselineError(
+                f"suite {name!r}, metric {spec!r}: the signature changed (baseline"
+                f" {kept.signature}, now {entry.signature}){advice}"
+            )
+    examples: dict[str, BaselineExample] = {}
+    for example_id, new in fresh.examples.items():
+        blessed = old.examples.get(example_id)
+        if blessed is None:
+            examples[example_id] = new
+            continue
+        if blessed.digest != new.digest:
+            raise BaselineError(
+                f"suite {name!r}, example {example_id!r}: changed since it was blessed"
+                f" (input, references or tags){advice}"
+            )
+        stats = {
+            spec: (blessed.stats[spec] if spec in old.metrics else new.stats[spec])
+            for spec in fresh.metrics
+        }
+        examples[example_id] = BaselineExample(
+            digest=blessed.digest, outputs=blessed.outputs, stats=stats
+        )
+
+    metrics_by_spec = {item.spec: item.metric for item in scored.scores.metrics}
+    ids = [record.id for record in scored.golden.records]
+    metrics = {}
+    for spec, entry in fresh.metrics.items():
+        metric = metrics_by_spec[spec]
+        array = np.asarray(
+            [examples[example_id].stats[spec] for example_id in ids], dtype=np.float64
+        ).reshape(len(ids), fresh.samples, len(entry.stat_names))
+        array = array.transpose(1, 0, 2)
+        metrics[spec] = BaselineMetric(
+            # today's signature: its nrefs describes the whole set as it is now
+            signature=entry.signature,
+            score=sample_score(metric, array),
+            stat_names=entry.stat_names,
+            components=metric.components(array.sum(axis=(0, 1)).tolist()),
+        )
+    return SuiteBaseline(
+        golden_hash=fresh.golden_hash,
+        goldens=fresh.goldens,
+        samples=fresh.samples,
+        metrics=metrics,
+        examples=examples,
+    )
+
+
+# -- files ------------------------------------------------------------------------------------
+
+
+def write_result(result: RunResult, directory: Path, formats: Sequence[str]) -> list[Path]:
+    """Write ``result.json`` and the other report formats into ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / RESULT_FILENAME
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(result.to_json(), encoding="utf-8")
+    os.replace(temporary, path)
+    written = [path]
+    writer = _report_writer()
+    others = [name for name in formats if name != "json"]
+    if writer is not None and others:
+        written += [p for p in writer(result, directory, others) if p not in written]
+    return written
+
+
+def _report_writer() -> Callable[[RunResult, Path, Sequence[str]], list[Path]] | None:
+    try:
+        from goldgate import report
+    except ImportError:
+        return None
+    writer = getattr(report, "write_reports", None)
+    return writer if callable(writer) else None
+
+
+def _load_baseline(config: Config, ref: str | None) -> tuple[Baseline | None, str]:
+    label = _relative(config.baseline, config.root)
+    if ref is not None:
+        return read_baseline_at_ref(config.baseline, ref, config.root), f"{ref}:{label}"
+    if not config.baseline.exists():
+        return None, label
+    return read_baseline(config.baseline), label
+
+
+def _select(config: Config, suites: Sequence[str] | None) -> list[str]:
+    if suites is None:
+        return list(config.suites)
+    from goldgate.errors import did_you_mean
+
+    for name in suites:
+        if name not in config.suites:
+            hint = did_you_mean(name, list(config.suites))
+            raise UsageError(
+                f"no suite {name!r} in {config.source or 'the configuration'}{hint};"
+                f" suites: {', '.join(config.suites)}"
+            )
+    return [name for name in config.suites if name in set(suites)]
+
+
+def _digests(golden: GoldenSet) -> dict[str, str]:
+    return {
+        record.id: record_digest(record.input, record.references, record.tags)
+        for record in golden.records
+    }
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()

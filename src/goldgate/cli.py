@@ -20,6 +20,7 @@ EXIT_ERROR = 2
 #   HELP: str (one line)
 COMMANDS: dict[str, str] = {
     "score": "goldgate.commands.score",
+    "report": "goldgate.commands.report",
 }
 
 

@@ -1,0 +1,87 @@
+"""Reports of a gate run: Markdown, HTML, JUnit XML and JSON, all rendered from a RunResult.
+
+Reporters only display: the verdict and every check status are decided before rendering.
+The same result renders to the same bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from goldgate.errors import ConfigError, did_you_mean
+from goldgate.result import RunResult
+
+#: format name -> file written by write_reports
+FILENAMES: dict[str, str] = {
+    "md": "report.md",
+    "html": "report.html",
+    "json": "result.json",
+    "junit": "junit.xml",
+}
+FORMATS = tuple(FILENAMES)
+
+
+def _renderer(fmt: str) -> Callable[[RunResult], str]:
+    # Imported on demand: Jinja2 is loaded only when HTML is asked for.
+    if fmt == "md":
+        from goldgate.report.markdown import render_markdown
+
+        return render_markdown
+    if fmt == "html":
+        from goldgate.report.html import render_html
+
+        return render_html
+    if fmt == "junit":
+        from goldgate.report.junit import render_junit
+
+        return render_junit
+    if fmt == "json":
+        return RunResult.to_json
+    raise ConfigError(
+        f"unknown report format {fmt!r}{did_you_mean(fmt, FORMATS)}; choose from "
+        + ", ".join(FORMATS)
+    )
+
+
+def render(result: RunResult, fmt: str) -> str:
+    """Render a result in one format: ``md``, ``html``, ``json`` or ``junit``."""
+    return _renderer(fmt)(result)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write text through a temporary file in the same directory and ``os.replace``."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_reports(result: RunResult, directory: Path, formats: Sequence[str]) -> list[Path]:
+    """Write each format's report into ``directory``; returns the paths written, in order.
+
+    Every format is rendered before any file is written, so a rendering error leaves the
+    directory as it was; each file is replaced atomically.
+    """
+    wanted = list(dict.fromkeys(formats))
+    rendered = [(FILENAMES.get(fmt, fmt), _renderer(fmt)(result)) for fmt in wanted]
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, text in rendered:
+        path = directory / name
+        write_text_atomic(path, text)
+        paths.append(path)
+    return paths
+
+
+__all__ = ["FILENAMES", "FORMATS", "render", "write_reports", "write_text_atomic"]

@@ -1,0 +1,299 @@
+"""The HTML report: one self-contained file with inline SVG charts and an example table.
+
+The page loads nothing: CSS and JavaScript are inlined through Jinja2 includes and a Content
+Security Policy allows only those two blocks (by hash), so even a text that escaped escaping
+could neither run nor fetch. Jinja2 autoescapes every value; the examples travel as JSON in a
+``<script type="application/json">`` with ``< > &`` escaped, and the script writes them with
+``textContent`` only.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from goldgate.report.view import (
+    MetricRow,
+    ReportView,
+    build_view,
+    example_rows,
+    fmt_delta,
+    round_points,
+)
+from goldgate.result import RunResult, SuiteResult
+
+TEMPLATES = Path(__file__).with_name("templates")
+
+_JSON_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
+_DIFF_CODES = {"equal": "=", "insert": "+", "delete": "-"}
+_NICE_STEPS = (0.5, 1, 2, 5, 10, 20, 25, 50, 100)
+HIST_BINS = 10  # per side of zero
+# Plain symbols rather than emoji: they render with any font, in print too.
+HTML_ICONS = {"pass": "\u2713", "regressed": "\u2717", "improved": "\u2191", "error": "!"}
+
+
+@cache
+def environment() -> jinja2.Environment:
+    """The Jinja2 environment of the report templates (autoescaping, strict undefined)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["delta"] = fmt_delta
+    return env
+
+
+def script_json(value: Any) -> Markup:
+    """JSON safe inside a ``<script>`` element: ``< > &`` are written as ``\\u`` escapes."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return Markup(text.translate(_JSON_ESCAPES))
+
+
+def _csp_hash(text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
+
+
+@dataclass(frozen=True)
+class ForestRow:
+    """One metric in the delta chart: positions in pixels."""
+
+    metric: str
+    label: str
+    y: float
+    x: float | None
+    x_low: float | None
+    x_high: float | None
+    css: str
+
+
+@dataclass(frozen=True)
+class ForestChart:
+    """Every metric's delta with its interval, on one symmetric axis."""
+
+    width: int
+    height: int
+    left: int
+    right: int
+    zero: float
+    ticks: tuple[tuple[float, str], ...]
+    rows: tuple[ForestRow, ...]
+
+
+@dataclass(frozen=True)
+class HistBar:
+    """One bin of the per-example delta histogram."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+    css: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """The distribution of one metric's per-example changes, baseline against current."""
+
+    metric: str
+    width: int
+    height: int
+    bars: tuple[HistBar, ...]
+    span: str
+    worse: int
+    same: int
+    better: int
+    max_count: int
+
+
+def _tick(value: float) -> str:
+    """An axis label: ``−5``, ``0``, ``+2.5``."""
+    if value == 0:
+        return "0"
+    return f"{value:+g}".replace("-", "\u2212")
+
+
+def _nice(value: float) -> float:
+    for step in _NICE_STEPS:
+        if value <= step:
+            return step
+    return math.ceil(value / 100) * 100
+
+
+def forest_chart(rows: tuple[MetricRow, ...]) -> ForestChart | None:
+    """Lay out the delta chart of a suite's metrics; None when nothing has a baseline."""
+    rows = tuple(r for r in rows if r.delta_value is not None)
+    if not rows:
+        return None
+    extent = max(abs(v) for r in rows for v in (r.delta_value, r.low, r.high) if v is not None)
+    span = _nice(max(extent * 1.1, 0.5))
+    width, left, right, row_h, top = 560, 120, 80, 30, 26
+    plot = width - left - right
+    height = top + row_h * len(rows) + 8
+
+    def x_of(v: float) -> float:
+        return round(left + (v + span) / (2 * span) * plot, 2)
+
+    out = []
+    for i, r in enumerate(rows):
+        css = f"{r.direction} {r.status.value if r.status else 'ungated'}"
+        out.append(
+            ForestRow(
+                metric=r.metric,
+                label=r.delta,
+                y=top + row_h * i + row_h / 2,
+                x=None if r.delta_value is None else x_of(r.delta_value),
+                x_low=None if r.low is None else x_of(r.low),
+                x_high=None if r.high is None else x_of(r.high),
+                css=css,
+            )
+        )
+    ticks = tuple((x_of(v), _tick(v)) for v in (-span, -span / 2, 0.0, span / 2, span))
+    return ForestChart(width, height, left, right, x_of(0.0), ticks, tuple(out))
+
+
+def histograms(suite: SuiteResult) -> tuple[Histogram, ...]:
+    """One histogram of per-example deltas per metric of the suite."""
+    out = []
+    for summary in suite.metrics:
+        deltas = [
+            round_points(ex.scores[summary.metric] - ex.baseline_scores[summary.metric])
+            for ex in suite.examples
+            if summary.metric in ex.scores and summary.metric in ex.baseline_scores
+        ]
+        if deltas:
+            out.append(_histogram(summary.metric, deltas))
+    return tuple(out)
+
+
+def _histogram(metric: str, deltas: list[float]) -> Histogram:
+    span = _nice(max(abs(d) for d in deltas) or 1.0)
+    step = span / HIST_BINS
+    neg = [0] * HIST_BINS
+    pos = [0] * HIST_BINS
+    same = 0
+    for d in deltas:
+        if d == 0:
+            same += 1
+            continue
+        k = min(HIST_BINS - 1, int(abs(d) / step))
+        (neg if d < 0 else pos)[k] += 1
+    width, height, base, gap = 300, 110, 92, 2
+    n_cols = 2 * HIST_BINS + 1
+    col = width / n_cols
+    counts = [*reversed(neg), same, *pos]
+    peak = max(counts) or 1
+    bars = []
+    for i, count in enumerate(counts):
+        if not count:
+            continue
+        h = max(1.5, round((base - 8) * math.sqrt(count / peak), 2))
+        if i < HIST_BINS:
+            k = HIST_BINS - 1 - i
+            lo, hi = -(k + 1) * step, -k * step
+            css, title = "down", f"{count:,} examples changed by {fmt_delta(lo)} to {fmt_delta(hi)}"
+        elif i == HIST_BINS:
+            css, title = "flat", f"{count:,} examples unchanged"
+        else:
+            k = i - HIST_BINS - 1
+            lo, hi = k * step, (k + 1) * step
+            css, title = "up", f"{count:,} examples changed by {fmt_delta(lo)} to {fmt_delta(hi)}"
+        bars.append(
+            HistBar(
+                x=round(i * col + gap / 2, 2),
+                y=round(base - h, 2),
+                width=round(col - gap, 2),
+                height=h,
+                css=css,
+                title=title,
+            )
+        )
+    return Histogram(
+        metric=metric,
+        width=width,
+        height=height,
+        bars=tuple(bars),
+        span=_tick(span),
+        worse=sum(neg),
+        same=same,
+        better=sum(pos),
+        max_count=peak,
+    )
+
+
+def example_data(result: RunResult) -> dict[str, Any]:
+    """The examples as compact JSON-ready data for the table script."""
+    suites = [s.name for s in result.suites]
+    suite_index = {name: i for i, name in enumerate(suites)}
+    metrics: list[str] = []
+    metric_index: dict[str, int] = {}
+    tags: list[str] = sorted({t for s in result.suites for ex in s.examples for t in ex.tags})
+    tag_index = {t: i for i, t in enumerate(tags)}
+    rows = []
+    for row in example_rows(result):
+        cells = []
+        for cell in row.scores:
+            if cell.metric not in metric_index:
+                metric_index[cell.metric] = len(metrics)
+                metrics.append(cell.metric)
+            cells.append([metric_index[cell.metric], cell.baseline, cell.current, cell.flip])
+        ops: list[list[str]] = []
+        for op in row.diff:
+            item = [_DIFF_CODES[op.kind], op.text]
+            if op.old is not None:
+                item.append(op.old)
+            ops.append(item)
+        flags = (1 if row.regressed else 0) | (2 if row.improved else 0) | (4 if row.new else 0)
+        if row.baseline_output is None:
+            flags |= 8
+        rows.append(
+            {
+                "s": suite_index[row.suite],
+                "i": row.id,
+                "l": row.line,
+                "t": [tag_index[t] for t in row.tags],
+                "r": list(row.references),
+                "d": ops,
+                "m": cells,
+                "w": -1 if row.worst is None else metric_index[row.worst.metric],
+                "f": flags,
+            }
+        )
+    return {"suites": suites, "metrics": metrics, "tags": tags, "rows": rows}
+
+
+def render_html(result: RunResult) -> str:
+    """Render the self-contained HTML report."""
+    env = environment()
+    view: ReportView = build_view(result)
+    script = env.get_template("script.js.j2").render()
+    style = env.get_template("style.css.j2").render()
+    charts = {
+        suite.name: (forest_chart(sv.metrics), histograms(suite))
+        for suite, sv in zip(result.suites, view.suites, strict=True)
+    }
+    csp = (
+        "default-src 'none'; "
+        f"script-src {_csp_hash(script)}; style-src {_csp_hash(style)}; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    return env.get_template("report.html.j2").render(
+        view=view,
+        charts=charts,
+        data=script_json(example_data(result)),
+        csp=csp,
+        icons=HTML_ICONS,
+    )

@@ -1,0 +1,127 @@
+"""JUnit XML: one test case per gate check, so CI systems list and count them.
+
+A failed check is a ``<failure>`` carrying its message; a check that could not be evaluated
+is ``<skipped>``; a suite or run that broke is an ``<error>``. A check forgiven as noise
+passes, and says so in ``<system-out>``.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from goldgate.report.view import fmt_delta, fmt_interval, fmt_points, fmt_threshold
+from goldgate.result import CheckResult, CheckStatus, RunResult, SuiteResult
+
+# Characters XML 1.0 cannot carry, even escaped.
+_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|[\ud800-\udfff]")
+
+
+def _clean(text: str) -> str:
+    return _ILLEGAL.sub("\ufffd", text)
+
+
+def _case_name(check: CheckResult) -> str:
+    where = f"[{check.slice}]" if check.slice else ""
+    return f"{check.metric}{where}::{check.rule}"
+
+
+def _details(check: CheckResult) -> str:
+    lines = [
+        check.message,
+        f"check: {check.id}",
+        f"rule: {fmt_threshold(check)}",
+        f"current: {fmt_points(check.current)}",
+        f"baseline: {fmt_points(check.baseline)}",
+        f"delta: {fmt_delta(check.delta)}",
+        f"interval: {fmt_interval(check.interval)}",
+    ]
+    if check.flips is not None:
+        lines.append(f"flips: {check.flips}")
+    return "\n".join(lines)
+
+
+def _testcase(parent: ET.Element, classname: str, check: CheckResult) -> str:
+    case = ET.SubElement(
+        parent, "testcase", {"name": _clean(_case_name(check)), "classname": classname, "time": "0"}
+    )
+    if check.status is CheckStatus.FAIL:
+        failure = ET.SubElement(
+            case, "failure", {"message": _clean(check.message), "type": check.rule}
+        )
+        failure.text = _clean(_details(check))
+        return "failures"
+    if check.status is CheckStatus.SKIPPED:
+        ET.SubElement(case, "skipped", {"message": _clean(check.message)})
+        return "skipped"
+    out = ET.SubElement(case, "system-out")
+    out.text = _clean(f"{check.status.value}: {_details(check)}")
+    return "tests"
+
+
+def _suite(root: ET.Element, suite: SuiteResult, timestamp: str) -> dict[str, int]:
+    classname = _clean(f"goldgate.{suite.name}")
+    element = ET.SubElement(root, "testsuite", {"name": classname})
+    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    properties = ET.SubElement(element, "properties")
+    for name, value in (
+        ("verdict", suite.verdict.value),
+        ("goldens", suite.goldens),
+        ("golden_hash", suite.golden_hash),
+        ("examples", str(suite.n_examples)),
+    ):
+        ET.SubElement(properties, "property", {"name": name, "value": _clean(value)})
+    for check in suite.checks:
+        kind = _testcase(element, classname, check)
+        counts["tests"] += 1
+        if kind != "tests":
+            counts[kind] += 1
+    if suite.error:
+        case = ET.SubElement(
+            element, "testcase", {"name": "run", "classname": classname, "time": "0"}
+        )
+        error = ET.SubElement(case, "error", {"message": _clean(suite.error), "type": "error"})
+        error.text = _clean(suite.error)
+        counts["tests"] += 1
+        counts["errors"] += 1
+    _set_counts(element, counts, timestamp)
+    return counts
+
+
+def _set_counts(element: ET.Element, counts: dict[str, int], timestamp: str | None) -> None:
+    for key in ("tests", "failures", "errors", "skipped"):
+        element.set(key, str(counts[key]))
+    element.set("time", "0")
+    if timestamp is not None:
+        element.set("timestamp", timestamp)
+
+
+def render_junit(result: RunResult) -> str:
+    """Render the gate checks as JUnit XML."""
+    root = ET.Element("testsuites", {"name": "goldgate"})
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    # JUnit's timestamp has no time zone; the result's is ISO 8601, cut to seconds.
+    timestamp = _clean(result.created_at[:19])
+    for suite in result.suites:
+        for key, value in _suite(root, suite, timestamp).items():
+            totals[key] += value
+    suite_errors = {f"{s.name}: {s.error}" for s in result.suites if s.error}
+    run_errors = [e for e in result.errors if e not in suite_errors]
+    if run_errors:
+        element = ET.SubElement(root, "testsuite", {"name": "goldgate"})
+        for i, message in enumerate(run_errors, 1):
+            case = ET.SubElement(
+                element, "testcase", {"name": f"error {i}", "classname": "goldgate", "time": "0"}
+            )
+            error = ET.SubElement(case, "error", {"message": _clean(message), "type": "error"})
+            error.text = _clean(message)
+        counts = {"tests": len(run_errors), "failures": 0, "errors": len(run_errors), "skipped": 0}
+        _set_counts(element, counts, timestamp)
+        for key, value in counts.items():
+            totals[key] += value
+    _set_counts(root, totals, None)
+    # The common JUnit schema (Jenkins' junit-10.xsd) has no skipped count on the root.
+    del root.attrib["skipped"]
+    ET.indent(root)
+    body = ET.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"

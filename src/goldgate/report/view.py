@@ -1,0 +1,514 @@
+"""The result turned into display dataclasses: rounded numbers, labels, rankings.
+
+Every report reads these, so rounding and wording are defined once, here. Nothing here decides
+pass or fail: the verdict and every check status come from the result as they are.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from goldgate.report.diff import DiffOp, word_diff
+from goldgate.result import (
+    CheckResult,
+    CheckStatus,
+    ExampleResult,
+    Interval,
+    MetricSummary,
+    RunResult,
+    SuiteResult,
+    Verdict,
+)
+
+#: decimals shown for every score, delta and interval bound (points on the 0-100 scale)
+DECIMALS = 2
+MINUS = "\u2212"
+DASH = "\u2014"
+
+VERDICT_ICONS = {
+    Verdict.PASS: "\u2705",
+    Verdict.REGRESSED: "\u274c",
+    Verdict.IMPROVED: "\U0001f680",
+    Verdict.ERROR: "\u26a0\ufe0f",
+}
+VERDICT_LABELS = {
+    Verdict.PASS: "passed",
+    Verdict.REGRESSED: "regressed",
+    Verdict.IMPROVED: "improved",
+    Verdict.ERROR: "error",
+}
+STATUS_ICONS = {
+    CheckStatus.PASS: "\u2705",
+    CheckStatus.FAIL: "\u274c",
+    CheckStatus.FORGIVEN: "\u3030\ufe0f",
+    CheckStatus.IMPROVED: "\u2b06\ufe0f",
+    CheckStatus.SKIPPED: "\u23ed\ufe0f",
+}
+STATUS_LABELS = {
+    CheckStatus.PASS: "pass",
+    CheckStatus.FAIL: "fail",
+    CheckStatus.FORGIVEN: "forgiven (noise)",
+    CheckStatus.IMPROVED: "improved",
+    CheckStatus.SKIPPED: "skipped",
+}
+# When a metric has several checks, the row shows the one that matters most.
+_STATUS_RANK = {
+    CheckStatus.FAIL: 0,
+    CheckStatus.FORGIVEN: 1,
+    CheckStatus.IMPROVED: 2,
+    CheckStatus.PASS: 3,
+    CheckStatus.SKIPPED: 4,
+}
+
+
+def round_points(value: float) -> float:
+    """Round a score or delta for display (``-0.0`` becomes ``0.0``)."""
+    return float(f"{value:.{DECIMALS}f}") + 0.0
+
+
+def fmt_points(value: float | None) -> str:
+    """A score such as ``38.52``; an em dash when absent."""
+    if value is None or not math.isfinite(value):
+        return DASH
+    return f"{round_points(value):.{DECIMALS}f}".replace("-", MINUS)
+
+
+def fmt_delta(value: float | None) -> str:
+    """A signed delta such as ``+1.20`` or ``−0.35``; ``0.00`` carries no sign."""
+    if value is None or not math.isfinite(value):
+        return DASH
+    rounded = round_points(value)
+    if rounded == 0:
+        return f"{0:.{DECIMALS}f}"
+    return f"{rounded:+.{DECIMALS}f}".replace("-", MINUS)
+
+
+def fmt_interval(interval: Interval | None) -> str:
+    """An interval such as ``[−2.10, +0.30]``."""
+    if interval is None:
+        return DASH
+    return f"[{fmt_delta(interval.low)}, {fmt_delta(interval.high)}]"
+
+
+def fmt_level(level: float | None) -> str:
+    """A confidence level such as ``95%``."""
+    if level is None:
+        return "CI"
+    return f"{level * 100:g}%"
+
+
+def fmt_p(p_value: float | None) -> str:
+    """A p-value to three decimals, ``<0.001`` below that."""
+    if p_value is None or not math.isfinite(p_value):
+        return DASH
+    if p_value < 0.001:
+        return "<0.001"
+    return f"{p_value:.3f}"
+
+
+def fmt_threshold(check: CheckResult) -> str:
+    """The rule and its threshold as a user wrote it, e.g. ``max_drop 1.0``."""
+    if check.rule == "max_flips":
+        return f"{check.rule} {int(check.threshold)}"
+    return f"{check.rule} {check.threshold:g}"
+
+
+def direction(delta: float | None) -> str:
+    """``down``, ``up``, ``flat`` or ``none``: the CSS class of a delta."""
+    if delta is None or not math.isfinite(delta):
+        return "none"
+    rounded = round_points(delta)
+    return "down" if rounded < 0 else "up" if rounded > 0 else "flat"
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """One metric of a suite or slice, formatted."""
+
+    metric: str
+    signature: str
+    baseline: str
+    current: str
+    delta: str
+    interval: str
+    p_value: str
+    direction: str
+    status: CheckStatus | None
+    status_label: str
+    status_icon: str
+    delta_value: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    """One gate check, formatted."""
+
+    id: str
+    suite: str
+    metric: str
+    slice: str | None
+    rule: str
+    threshold: str
+    status: CheckStatus
+    status_label: str
+    status_icon: str
+    message: str
+    current: str
+    baseline: str
+    delta: str
+    interval: str
+    p_value: str
+
+
+@dataclass(frozen=True)
+class SliceRow:
+    """One metric of one tag slice, formatted."""
+
+    tag: str
+    n_examples: int
+    row: MetricRow
+
+
+@dataclass(frozen=True)
+class ScoreCell:
+    """One metric of one example: rounded baseline, current and delta."""
+
+    metric: str
+    baseline: float | None
+    current: float | None
+    delta: float | None
+    flip: str | None  # "wrong", "right" or None
+
+
+@dataclass(frozen=True)
+class ExampleRow:
+    """One example ready to display: texts, scores and the diff of its outputs."""
+
+    suite: str
+    id: str
+    line: int | None
+    tags: tuple[str, ...]
+    references: tuple[str, ...]
+    output: str
+    baseline_output: str | None
+    diff: tuple[DiffOp, ...]
+    scores: tuple[ScoreCell, ...]
+    worst: ScoreCell | None
+    regressed: bool
+    improved: bool
+    new: bool
+
+
+@dataclass(frozen=True)
+class SuiteView:
+    """One suite, formatted; examples are produced on demand by :func:`example_rows`."""
+
+    name: str
+    verdict: Verdict
+    verdict_label: str
+    verdict_icon: str
+    goldens: str
+    golden_hash: str
+    n_examples: int
+    error: str | None
+    metric_names: tuple[str, ...]
+    metrics: tuple[MetricRow, ...]
+    checks: tuple[CheckRow, ...]
+    slices: tuple[SliceRow, ...]
+    moved_slices: tuple[SliceRow, ...]
+    n_regressed: int
+    n_improved: int
+    n_new: int
+
+
+@dataclass(frozen=True)
+class ReportView:
+    """The whole run, formatted."""
+
+    verdict: Verdict
+    verdict_label: str
+    verdict_icon: str
+    headline: str
+    created_at: str
+    goldgate_version: str
+    config: str | None
+    baseline: str | None
+    baseline_found: bool
+    significance: str | None
+    level: str
+    suites: tuple[SuiteView, ...]
+    failed_checks: tuple[CheckRow, ...]
+    forgiven_checks: tuple[CheckRow, ...]
+    improved_checks: tuple[CheckRow, ...]
+    n_checks: int
+    hints: tuple[str, ...]
+    errors: tuple[str, ...]
+
+
+def build_view(result: RunResult) -> ReportView:
+    """Format a run result for display."""
+    suites = tuple(_suite_view(suite) for suite in result.suites)
+    checks = [row for suite in suites for row in suite.checks]
+    by_status = {status: [c for c in checks if c.status is status] for status in CheckStatus}
+    significance = None
+    level = "CI"
+    if result.significance is not None:
+        sig = result.significance
+        level = fmt_level(1 - sig.alpha)
+        significance = (
+            f"{sig.method.replace('_', ' ')}, {sig.resamples:,} resamples, "
+            f"\u03b1 = {sig.alpha:g}, seed {sig.seed}"
+        )
+    return ReportView(
+        verdict=result.verdict,
+        verdict_label=VERDICT_LABELS[result.verdict],
+        verdict_icon=VERDICT_ICONS[result.verdict],
+        headline=_headline(result, checks, by_status),
+        created_at=result.created_at,
+        goldgate_version=result.goldgate_version,
+        config=result.config,
+        baseline=result.baseline,
+        baseline_found=result.baseline_found,
+        significance=significance,
+        level=level,
+        suites=suites,
+        failed_checks=tuple(by_status[CheckStatus.FAIL]),
+        forgiven_checks=tuple(by_status[CheckStatus.FORGIVEN]),
+        improved_checks=tuple(by_status[CheckStatus.IMPROVED]),
+        n_checks=len(checks),
+        hints=tuple(result.hints),
+        errors=tuple(result.errors),
+    )
+
+
+def _headline(
+    result: RunResult, checks: list[CheckRow], by_status: dict[CheckStatus, list[CheckRow]]
+) -> str:
+    n = len(checks)
+    failed = len(by_status[CheckStatus.FAIL])
+    forgiven = len(by_status[CheckStatus.FORGIVEN])
+    improved = len(by_status[CheckStatus.IMPROVED])
+    skipped = len(by_status[CheckStatus.SKIPPED])
+    if result.verdict is Verdict.ERROR:
+        broken = [s.name for s in result.suites if s.error]
+        where = f" in {_plural(len(broken), 'suite')}" if broken else ""
+        return f"The run could not be completed{where}."
+    parts = []
+    if failed:
+        parts.append(f"{failed} of {_plural(n, 'check')} failed")
+    elif n:
+        parts.append(f"{_plural(n, 'check')}, none failed")
+    else:
+        parts.append("no gate checks configured")
+    if forgiven:
+        parts.append(f"{forgiven} forgiven as noise")
+    if improved:
+        parts.append(f"{improved} improved")
+    if skipped:
+        parts.append(f"{skipped} skipped")
+    text = "; ".join(parts) + "."
+    if result.verdict is Verdict.IMPROVED:
+        text += " Consider blessing a new baseline with goldgate bless."
+    return text[0].upper() + text[1:]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def metric_row(summary: MetricSummary, checks: Iterable[CheckResult] = ()) -> MetricRow:
+    """Format one metric summary with the most telling status among its checks."""
+    statuses = sorted((c.status for c in checks), key=_STATUS_RANK.__getitem__)
+    status = statuses[0] if statuses else None
+    iv = summary.interval
+    return MetricRow(
+        metric=summary.metric,
+        signature=summary.signature,
+        baseline=fmt_points(summary.baseline),
+        current=fmt_points(summary.current),
+        delta=fmt_delta(summary.delta),
+        interval=fmt_interval(iv),
+        p_value=fmt_p(summary.p_value),
+        direction=direction(summary.delta),
+        status=status,
+        status_label=STATUS_LABELS[status] if status else "not gated",
+        status_icon=STATUS_ICONS[status] if status else "",
+        delta_value=None if summary.delta is None else round_points(summary.delta),
+        low=None if iv is None else round_points(iv.low),
+        high=None if iv is None else round_points(iv.high),
+    )
+
+
+def check_row(check: CheckResult) -> CheckRow:
+    """Format one gate check."""
+    return CheckRow(
+        id=check.id,
+        suite=check.suite,
+        metric=check.metric,
+        slice=check.slice,
+        rule=check.rule,
+        threshold=fmt_threshold(check),
+        status=check.status,
+        status_label=STATUS_LABELS[check.status],
+        status_icon=STATUS_ICONS[check.status],
+        message=check.message,
+        current=fmt_points(check.current),
+        baseline=fmt_points(check.baseline),
+        delta=fmt_delta(check.delta),
+        interval=fmt_interval(check.interval),
+        p_value=fmt_p(check.p_value),
+    )
+
+
+def _slice_moved(summary: MetricSummary, checks: Sequence[CheckResult]) -> bool:
+    if any(c.status in (CheckStatus.FAIL, CheckStatus.FORGIVEN) for c in checks):
+        return True
+    if summary.delta is None or round_points(summary.delta) == 0:
+        return False
+    iv = summary.interval
+    return iv is None or iv.low > 0 or iv.high < 0
+
+
+def _suite_view(suite: SuiteResult) -> SuiteView:
+    suite_checks = [c for c in suite.checks if c.slice is None]
+    metrics = tuple(
+        metric_row(m, [c for c in suite_checks if c.metric == m.metric]) for m in suite.metrics
+    )
+    slices: list[SliceRow] = []
+    moved: list[SliceRow] = []
+    for sl in suite.slices:
+        for summary in sl.metrics:
+            checks = [c for c in suite.checks if c.slice == sl.tag and c.metric == summary.metric]
+            row = SliceRow(sl.tag, sl.n_examples, metric_row(summary, checks))
+            slices.append(row)
+            if _slice_moved(summary, checks):
+                moved.append(row)
+    moved.sort(key=lambda r: (r.row.delta_value or 0.0, r.tag, r.row.metric))
+    rank = ranking_metrics(suite)
+    n_regressed = n_improved = 0
+    for ex in suite.examples:
+        worst, best = _extremes(ex, rank)
+        n_regressed += bool(ex.flipped_to_wrong) or (worst is not None and worst < 0)
+        n_improved += bool(ex.flipped_to_right) or (best is not None and best > 0)
+    return SuiteView(
+        name=suite.name,
+        verdict=suite.verdict,
+        verdict_label=VERDICT_LABELS[suite.verdict],
+        verdict_icon=VERDICT_ICONS[suite.verdict],
+        goldens=suite.goldens,
+        golden_hash=suite.golden_hash,
+        n_examples=suite.n_examples,
+        error=suite.error,
+        metric_names=tuple(m.metric for m in suite.metrics),
+        metrics=metrics,
+        checks=tuple(check_row(c) for c in suite.checks),
+        slices=tuple(slices),
+        moved_slices=tuple(moved),
+        n_regressed=n_regressed,
+        n_improved=n_improved,
+        n_new=sum(ex.new for ex in suite.examples),
+    )
+
+
+def ranking_metrics(suite: SuiteResult) -> tuple[str, ...]:
+    """The metrics that rank examples: the gated ones, or every metric when none is gated."""
+    gated = {c.metric for c in suite.checks}
+    names = tuple(m.metric for m in suite.metrics if m.metric in gated)
+    if names:
+        return names
+    names = tuple(m.metric for m in suite.metrics)
+    if names:
+        return names
+    return tuple(sorted({k for ex in suite.examples for k in ex.scores}))
+
+
+def _deltas(ex: ExampleResult, metrics: Sequence[str]) -> list[float]:
+    out = []
+    for name in metrics:
+        cur, base = ex.scores.get(name), ex.baseline_scores.get(name)
+        if cur is not None and base is not None:
+            out.append(round_points(cur - base))
+    return out
+
+
+def _extremes(ex: ExampleResult, metrics: Sequence[str]) -> tuple[float | None, float | None]:
+    deltas = _deltas(ex, metrics)
+    return (min(deltas), max(deltas)) if deltas else (None, None)
+
+
+def worst_regressed(suite: SuiteResult) -> list[ExampleResult]:
+    """The suite's regressed examples, worst first (largest drop, then flips, then id)."""
+    rank = ranking_metrics(suite)
+    keyed = []
+    for ex in suite.examples:
+        worst, _ = _extremes(ex, rank)
+        if ex.flipped_to_wrong or (worst is not None and worst < 0):
+            keyed.append(((worst if worst is not None else 0.0), -len(ex.flipped_to_wrong), ex.id))
+    order = {ex.id: ex for ex in suite.examples}
+    return [order[key[2]] for key in sorted(keyed)]
+
+
+def example_row(suite: SuiteResult, ex: ExampleResult) -> ExampleRow:
+    """Format one example, with the word diff of its baseline and current outputs."""
+    names = [m.metric for m in suite.metrics] or sorted(ex.scores)
+    extra = sorted(k for k in ex.scores if k not in names)
+    cells = []
+    for name in [*names, *extra]:
+        cur, base = ex.scores.get(name), ex.baseline_scores.get(name)
+        flip = (
+            "wrong"
+            if name in ex.flipped_to_wrong
+            else "right"
+            if name in ex.flipped_to_right
+            else None
+        )
+        cells.append(
+            ScoreCell(
+                metric=name,
+                baseline=None if base is None else round_points(base),
+                current=None if cur is None else round_points(cur),
+                delta=None if cur is None or base is None else round_points(cur - base),
+                flip=flip,
+            )
+        )
+    rank = set(ranking_metrics(suite))
+    ranked = [c for c in cells if c.metric in rank and c.delta is not None]
+    worst = min(ranked, key=lambda c: c.delta or 0.0) if ranked else None
+    if ex.baseline_output is None:
+        diff: tuple[DiffOp, ...] = (DiffOp("equal", ex.output),) if ex.output else ()
+    else:
+        diff = tuple(word_diff(ex.baseline_output, ex.output))
+    deltas = [c.delta for c in ranked if c.delta is not None]
+    return ExampleRow(
+        suite=suite.name,
+        id=ex.id,
+        line=ex.line,
+        tags=tuple(ex.tags),
+        references=tuple(ex.references),
+        output=ex.output,
+        baseline_output=ex.baseline_output,
+        diff=diff,
+        scores=tuple(cells),
+        worst=worst,
+        regressed=bool(ex.flipped_to_wrong) or any(d < 0 for d in deltas),
+        improved=bool(ex.flipped_to_right) or any(d > 0 for d in deltas),
+        new=ex.new,
+    )
+
+
+def example_rows(result: RunResult) -> Iterator[ExampleRow]:
+    """Every example of every suite, in golden order."""
+    for suite in result.suites:
+        for ex in suite.examples:
+            yield example_row(suite, ex)
+
+
+def clip(text: str, limit: int) -> tuple[str, int]:
+    """Cut text to at most ``limit`` characters; returns the text and how many were cut."""
+    if len(text) <= limit:
+        return text, 0
+    return text[:limit], len(text) - limit

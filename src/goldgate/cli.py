@@ -19,7 +19,13 @@ EXIT_ERROR = 2
 #   run(args: argparse.Namespace) -> int
 #   HELP: str (one line)
 COMMANDS: dict[str, str] = {
+    "init": "goldgate.commands.init",
+    "run": "goldgate.commands.run",
+    "bless": "goldgate.commands.bless",
+    "check": "goldgate.commands.check",
     "score": "goldgate.commands.score",
+    "compare": "goldgate.commands.compare",
+    "schema": "goldgate.commands.schema",
     "report": "goldgate.commands.report",
 }
 

@@ -1,0 +1,128 @@
+"""Helpers shared by the commands: the --config option, progress and plain-text tables."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from goldgate.config import Config
+    from goldgate.progress import ProgressReporter
+    from goldgate.result import Interval, MetricSummary, RunResult
+
+
+def add_config_argument(parser: argparse.ArgumentParser) -> None:
+    """``-c/--config PATH``: the configuration file (default: goldgate.yaml or pyproject.toml)."""
+    parser.add_argument(
+        "-c",
+        "--config",
+        type=Path,
+        metavar="PATH",
+        help="configuration file (default: goldgate.yaml here, else [tool.goldgate] in"
+        " pyproject.toml)",
+    )
+
+
+def add_suite_argument(parser: argparse.ArgumentParser) -> None:
+    """``--suite NAME`` (repeatable): limit the command to some suites."""
+    parser.add_argument(
+        "--suite",
+        dest="suites",
+        action="append",
+        metavar="NAME",
+        help="only this suite (repeat for several)",
+    )
+
+
+def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
+    """``-q/--quiet``: no progress display."""
+    parser.add_argument("-q", "--quiet", action="store_true", help="show no progress")
+
+
+def load(args: argparse.Namespace) -> Config:
+    """The configuration named by ``--config``, or found in the current directory."""
+    from goldgate.config import load_config
+
+    path: Path | None = getattr(args, "config", None)
+    return load_config(path)
+
+
+def progress(args: argparse.Namespace) -> ProgressReporter:
+    """A progress display on stderr (a bar on a terminal, plain lines in CI), or none."""
+    from goldgate.progress import NullProgress, make_progress
+
+    if getattr(args, "quiet", False):
+        return NullProgress()
+    return make_progress(sys.stderr)
+
+
+def number(value: float | None) -> str:
+    """A score in points for a table, or a dash."""
+    return "-" if value is None else f"{value:.2f}"
+
+
+def signed(value: float | None) -> str:
+    """A delta in points for a table, or a dash."""
+    return "-" if value is None else f"{value:+.2f}"
+
+
+def interval(value: Interval | None) -> str:
+    """A confidence interval for a table, or a dash."""
+    return "-" if value is None else f"[{value.low:+.2f}, {value.high:+.2f}]"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "  ") -> str:
+    """A left-aligned first column and right-aligned numbers, padded to the widest cell."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = []
+    for row in [header, *rows]:
+        cells = [
+            cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row)
+        ]
+        lines.append(indent + "  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def metric_rows(metrics: Sequence[MetricSummary]) -> list[list[str]]:
+    """Rows of metric, baseline, current, delta and interval."""
+    return [
+        [m.metric, number(m.baseline), number(m.current), signed(m.delta), interval(m.interval)]
+        for m in metrics
+    ]
+
+
+METRIC_HEADER = ["metric", "baseline", "current", "delta", "interval"]
+
+
+def summary(result: RunResult) -> str:
+    """The short plain-text summary a command prints: verdict, per-suite table, problems."""
+    from goldgate.result import CheckStatus
+
+    checks = result.checks()
+    head = f"goldgate: {result.verdict.value.upper()}"
+    counts = [
+        f"{sum(c.status is status for c in checks)} {status.value}"
+        for status in CheckStatus
+        if any(c.status is status for c in checks)
+    ]
+    if counts:
+        head += f" ({len(checks)} checks: {', '.join(counts)})"
+    if result.errors:
+        head += f"; {len(result.errors)} suite{'s' if len(result.errors) != 1 else ''} in error"
+    lines = [head]
+    for suite in result.suites:
+        lines.append("")
+        lines.append(f"suite {suite.name}: {suite.verdict.value} ({suite.n_examples} examples)")
+        if suite.error:
+            lines.append(f"  error: {suite.error}")
+            continue
+        lines.append(table(METRIC_HEADER, metric_rows(suite.metrics)))
+        for check in suite.checks:
+            if check.status in (CheckStatus.FAIL, CheckStatus.FORGIVEN, CheckStatus.IMPROVED):
+                lines.append(f"  {check.status.value.upper()}: {check.message}")
+    for hint in result.hints:
+        lines.append(f"hint: {hint}")
+    return "\n".join(lines)

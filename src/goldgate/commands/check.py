@@ -1,0 +1,38 @@
+"""``goldgate check``: validate configuration, golden sets and baseline, running no system."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from goldgate.commands._common import add_config_argument, load
+
+HELP = "Validate the configuration, golden sets and baseline without running the system."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the options of ``goldgate check``."""
+    add_config_argument(parser)
+    parser.add_argument(
+        "--baseline-ref", metavar="REF", help="check the baseline as it is at this git revision"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """0 when everything agrees, 2 naming each problem."""
+    from goldgate.runner import check
+
+    config = load(args)
+    found = check(config, baseline_ref=args.baseline_ref)
+    problems = 0
+    for suite in found:
+        if suite.error is not None:
+            problems += 1
+            print(f"goldgate: error: {suite.error}", file=sys.stderr)
+            continue
+        state = "matches the baseline" if suite.in_baseline else "not in the baseline yet"
+        print(f"ok: suite {suite.suite}: {suite.n_examples} examples, {state}")
+    if problems:
+        print(f"goldgate check: {problems} of {len(found)} suites have problems", file=sys.stderr)
+        return 2
+    return 0

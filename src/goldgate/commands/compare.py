@@ -1,0 +1,109 @@
+"""``goldgate compare A.json B.json``: two saved results (or baselines) side by side."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from goldgate.commands._common import number, signed, table
+
+HELP = "Compare two saved results (result.json) or baselines, metric by metric."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the options of ``goldgate compare``."""
+    parser.add_argument("a", type=Path, metavar="A.json", help="the reference side")
+    parser.add_argument("b", type=Path, metavar="B.json", help="the side compared with A")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+@dataclass(frozen=True)
+class _Scores:
+    """Per suite: golden hash and metric → (score, signature)."""
+
+    suites: dict[str, tuple[str, dict[str, tuple[float, str]]]]
+
+
+def read_scores(path: Path) -> _Scores:
+    """The suite scores of a result or baseline file; ``InputError`` naming it otherwise."""
+    from goldgate.baseline import BASELINE_SCHEMA_VERSION, parse_baseline
+    from goldgate.errors import InputError
+    from goldgate.result import RunResult
+
+    try:
+        text = path.read_text(encoding="utf-8")
+        kind = json.loads(text).get("schema_version")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 (byte {exc.start})") from None
+    except (json.JSONDecodeError, AttributeError):
+        raise InputError(f"{path}: not a goldgate result or baseline (not a JSON object)") from None
+    if kind == BASELINE_SCHEMA_VERSION:
+        baseline = parse_baseline(text, str(path))
+        return _Scores(
+            {
+                name: (
+                    suite.golden_hash,
+                    {s: (m.score, m.signature) for s, m in suite.metrics.items()},
+                )
+                for name, suite in baseline.suites.items()
+            }
+        )
+    result = RunResult.from_json_file(path)
+    return _Scores(
+        {
+            suite.name: (
+                suite.golden_hash,
+                {m.metric: (m.current, m.signature) for m in suite.metrics},
+            )
+            for suite in result.suites
+            if suite.error is None
+        }
+    )
+
+
+def compare(a: _Scores, b: _Scores) -> dict[str, Any]:
+    """Per suite and metric: both scores, B − A, and whether they may be compared."""
+    out: dict[str, Any] = {}
+    for name in [*a.suites, *(n for n in b.suites if n not in a.suites)]:
+        hash_a, metrics_a = a.suites.get(name, ("", {}))
+        hash_b, metrics_b = b.suites.get(name, ("", {}))
+        metrics: dict[str, Any] = {}
+        for spec in [*metrics_a, *(s for s in metrics_b if s not in metrics_a)]:
+            score_a, signature_a = metrics_a.get(spec, (None, None))
+            score_b, signature_b = metrics_b.get(spec, (None, None))
+            both = score_a is not None and score_b is not None
+            metrics[spec] = {
+                "a": score_a,
+                "b": score_b,
+                "delta": score_b - score_a if both else None,  # type: ignore[operator]
+                "comparable": both and signature_a == signature_b,
+                "signature_a": signature_a,
+                "signature_b": signature_b,
+            }
+        out[name] = {"same_goldens": hash_a == hash_b, "metrics": metrics}
+    return {"suites": out}
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the comparison; 0 unless a file cannot be read."""
+    found = compare(read_scores(args.a), read_scores(args.b))
+    if args.json:
+        print(json.dumps(found, indent=2))
+        return 0
+    print(f"A: {args.a}\nB: {args.b}")
+    for name, suite in found["suites"].items():
+        note = "" if suite["same_goldens"] else " (different golden sets: not paired)"
+        print(f"\nsuite {name}{note}")
+        rows = []
+        for spec, m in suite["metrics"].items():
+            flag = (
+                "" if m["comparable"] or m["a"] is None or m["b"] is None else "signatures differ"
+            )
+            rows.append([spec, number(m["a"]), number(m["b"]), signed(m["delta"]), flag])
+        print(table(["metric", "A", "B", "B-A", ""], rows))
+    return 0

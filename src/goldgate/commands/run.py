@@ -1,0 +1,77 @@
+"""``goldgate run``: score every suite, gate it against thresholds and the baseline, report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from goldgate.commands._common import (
+    add_config_argument,
+    add_quiet_argument,
+    add_suite_argument,
+    load,
+    progress,
+    summary,
+)
+
+HELP = "Score the suites, compare them with the baseline and write the reports."
+
+FORMATS = ("md", "html", "json", "junit")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the options of ``goldgate run``."""
+    add_config_argument(parser)
+    add_suite_argument(parser)
+    parser.add_argument(
+        "--baseline-ref",
+        metavar="REF",
+        help="read the baseline as it is at this git revision (in a pull request: the merge"
+        " base), so a change to the baseline file is not compared with itself",
+    )
+    parser.add_argument(
+        "--report-dir", type=Path, metavar="DIR", help="write reports here (default: report.dir)"
+    )
+    parser.add_argument(
+        "--format",
+        dest="formats",
+        action="append",
+        choices=FORMATS,
+        help="report format (repeat for several; default: report.formats); result.json is"
+        " always written",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the full result as JSON instead of a summary"
+    )
+    add_quiet_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the gate; 0 pass or improved, 1 regressed, 2 error."""
+    from goldgate.runner import RESULT_FILENAME
+    from goldgate.runner import run as run_gate
+
+    config = load(args)
+    if args.report_dir is not None:
+        directory = (
+            args.report_dir if args.report_dir.is_absolute() else Path.cwd() / args.report_dir
+        )
+        config = config.model_copy(
+            update={"report": config.report.model_copy(update={"dir": directory})}
+        )
+    result = run_gate(
+        config,
+        baseline_ref=args.baseline_ref,
+        progress=progress(args),
+        suites=args.suites,
+        report_formats=args.formats,
+    )
+    if args.json:
+        sys.stdout.write(result.to_json())
+    else:
+        print(summary(result))
+        print(f"result: {config.report.dir / RESULT_FILENAME}")
+    for error in result.errors:
+        print(f"goldgate: error: {error}", file=sys.stderr)
+    return result.exit_code

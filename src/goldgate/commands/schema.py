@@ -1,0 +1,47 @@
+"""``goldgate schema``: print a JSON Schema (configuration, result or baseline)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+HELP = "Print the JSON Schema of goldgate.yaml (or of the result or baseline files)."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the options of ``goldgate schema``."""
+    parser.add_argument(
+        "which",
+        nargs="?",
+        choices=("config", "result", "baseline"),
+        default="config",
+        help="which document (default: config)",
+    )
+
+
+def schema_of(which: str) -> dict[str, Any]:
+    """The JSON Schema of one of goldgate's documents."""
+    if which == "result":
+        from goldgate.result import RESULT_SCHEMA_VERSION, RunResult
+
+        document = RunResult.model_json_schema()
+        document["title"] = f"goldgate result ({RESULT_SCHEMA_VERSION})"
+    elif which == "baseline":
+        from goldgate.baseline import BASELINE_SCHEMA_VERSION, Baseline
+
+        document = Baseline.model_json_schema()
+        document["title"] = f"goldgate baseline ({BASELINE_SCHEMA_VERSION})"
+    else:
+        from goldgate.config import config_json_schema
+
+        return config_json_schema()
+    document["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return document
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the schema as indented JSON."""
+    sys.stdout.write(json.dumps(schema_of(args.which), indent=2, ensure_ascii=False) + "\n")
+    return 0

@@ -1,0 +1,17 @@
+"""A scaffolded project (``goldgate init``) in a temporary working directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from goldgate.cli import main
+
+
+@pytest.fixture
+def scaffold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CI", "true")
+    assert main(["init"]) == 0
+    return tmp_path

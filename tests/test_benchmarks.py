@@ -1,0 +1,37 @@
+"""The benchmark script runs end to end on a tiny generated corpus (it times nothing here)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_metrics.py"
+
+
+@pytest.mark.slow
+def test_bench_metrics_quick_runs_and_scores_agree() -> None:
+    """``--quick`` runs every group; its exit code says goldgate and each peer agree."""
+    for module in (
+        "sacrebleu",
+        "rouge_score",
+        "nltk",
+        "goldgate.metrics.bleu",
+        "goldgate.metrics.chrf",
+    ):
+        pytest.importorskip(module)
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--quick"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    for label in "abcd":
+        assert any(line.startswith(f"({label}) ") for line in lines), done.stdout
+    assert "DISAGREE" not in done.stdout
+    assert "floors not checked" in done.stdout

@@ -1,0 +1,117 @@
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from goldgate.report import render
+from goldgate.report.html import example_data, script_json
+from tests.report.fixtures import HOSTILE, KINDS, hostile_result, make_result
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.scripts: list[tuple[dict[str, str | None], str]] = []
+        self.styles: list[str] = []
+        self._in: tuple[str, dict[str, str | None]] | None = None
+        self._buf: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        if tag in ("script", "style"):
+            self._in, self._buf = (tag, dict(attrs)), []
+
+    def handle_data(self, data: str) -> None:
+        if self._in:
+            self._buf.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._in and tag == self._in[0]:
+            text = "".join(self._buf)
+            if tag == "script":
+                self.scripts.append((self._in[1], text))
+            else:
+                self.styles.append(text)
+            self._in = None
+
+
+def _parse(html: str) -> _Page:
+    page = _Page()
+    page.feed(html)
+    return page
+
+
+def _sha(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_self_contained_with_a_strict_policy(kind: str) -> None:
+    html = render(make_result(kind), "html")  # type: ignore[arg-type]
+    page = _parse(html)
+    csp = next(
+        a["content"] for t, a in page.tags if a.get("http-equiv") == "Content-Security-Policy"
+    )
+    assert csp is not None and csp.startswith("default-src 'none';")
+    # Only the page's own script and style run: their hashes are in the policy.
+    code = [text for attrs, text in page.scripts if attrs.get("type") != "application/json"]
+    assert len(code) == 1 and _sha(code[0]) in csp
+    assert len(page.styles) == 1 and _sha(page.styles[0]) in csp
+    for tag, attrs in page.tags:
+        for name in ("src", "href", "action", "srcset"):
+            value = attrs.get(name)
+            assert value is None or value.startswith(("#", "data:")), (tag, name, value)
+        assert "style" not in attrs, tag  # inline style attributes would break the policy
+    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")
+    assert "https://" not in html
+
+
+def test_rows_json_round_trips_and_cannot_close_its_script() -> None:
+    result = hostile_result()
+    html = render(result, "html")
+    page = _parse(html)
+    raw = next(text for attrs, text in page.scripts if attrs.get("id") == "gg-data")
+    assert "<" not in raw and ">" not in raw and "&" not in raw
+    assert json.loads(raw) == example_data(result)
+
+
+def test_script_json_escapes_markup() -> None:
+    assert str(script_json("</script><!--&")) == '"\\u003c/script\\u003e\\u003c!--\\u0026"'
+
+
+def test_hostile_text_is_escaped_everywhere() -> None:
+    html = render(hostile_result(), "html")
+    page = _parse(html)
+    assert not any(
+        tag in ("img", "iframe", "textarea", "a")
+        and "href" in a
+        and "javascript" in (a.get("href") or "")
+        for tag, a in page.tags
+    )
+    assert not any(tag in ("img", "iframe", "textarea") for tag, _ in page.tags)
+    assert all(not name.startswith("on") for _, attrs in page.tags for name in attrs)
+    assert len([t for t, _ in page.tags if t == "script"]) == 2
+    assert len([t for t, _ in page.tags if t == "style"]) == 1
+    for evil in HOSTILE:
+        if "<" in evil:
+            assert evil not in html
+    # The summary (checks, slices, hints, errors) shows them as text.
+    assert "&lt;script&gt;window.__pwned = 1;" in html
+
+
+def test_same_result_same_bytes() -> None:
+    assert render(make_result("regressed"), "html") == render(make_result("regressed"), "html")
+
+
+def test_only_the_timestamp_varies() -> None:
+    a = render(make_result("regressed", created_at="2026-01-01T00:00:00+00:00"), "html")
+    b = render(make_result("regressed", created_at="2027-02-02T11:11:11+00:00"), "html")
+    assert re.sub(r"20\d\d-\d\d-\d\dT[\d:+]+", "T", a) == re.sub(
+        r"20\d\d-\d\d-\d\dT[\d:+]+", "T", b
+    )

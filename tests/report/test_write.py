@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from goldgate.cli import main
+from goldgate.errors import ConfigError
+from goldgate.report import FILENAMES, FORMATS, render, write_reports
+from goldgate.result import RunResult
+from tests.report.fixtures import make_result
+
+
+def test_writes_each_format(tmp_path: Path) -> None:
+    result = make_result("regressed")
+    paths = write_reports(result, tmp_path / "out", ["md", "html", "json", "junit"])
+    assert [p.name for p in paths] == [FILENAMES[f] for f in FORMATS]
+    for fmt, path in zip(FORMATS, paths, strict=True):
+        assert path.read_text(encoding="utf-8") == render(result, fmt)
+    assert RunResult.from_json_file(tmp_path / "out" / "result.json") == result
+    assert sorted(os.listdir(tmp_path / "out")) == sorted(p.name for p in paths)
+
+
+def test_unknown_format_writes_nothing(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="did you mean 'html'"):
+        write_reports(make_result("pass"), tmp_path, ["md", "htm"])
+    assert os.listdir(tmp_path) == []
+
+
+def test_failed_write_leaves_no_partial_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "report.md").write_text("previous", encoding="utf-8")
+
+    def broken(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken)
+    with pytest.raises(OSError):
+        write_reports(make_result("pass"), tmp_path, ["md"])
+    assert os.listdir(tmp_path) == ["report.md"]
+    assert (tmp_path / "report.md").read_text(encoding="utf-8") == "previous"
+
+
+def test_json_is_the_versioned_result() -> None:
+    text = render(make_result("pass"), "json")
+    assert '"schema_version": "goldgate.result/1"' in text
+    assert RunResult.model_validate_json(text) == make_result("pass")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_report_command_rerenders_a_saved_result(
+    fmt: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    result = make_result("regressed")
+    saved = tmp_path / "result.json"
+    saved.write_text(result.to_json(), encoding="utf-8")
+    assert main(["report", str(saved), "--format", fmt]) == 0
+    assert capfd.readouterr().out == render(result, fmt)
+    out = tmp_path / f"again.{fmt}"
+    assert main(["report", str(saved), "--format", fmt, "--output", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == render(result, fmt)
+
+
+def test_report_command_errors(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(tmp_path / "missing.json")]) == 2
+    assert "missing.json" in capfd.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"verdict": "pass"}', encoding="utf-8")
+    assert main(["report", str(bad)]) == 2
+    assert "not a goldgate result" in capfd.readouterr().err
+    good = tmp_path / "good.json"
+    good.write_text(make_result("pass").to_json(), encoding="utf-8")
+    assert main(["report", str(good), "-o", str(tmp_path / "no" / "such" / "dir.md")]) == 2
+    assert "does not exist" in capfd.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["report", str(good), "--format", "pdf"])
+    assert exc.value.code == 2
+
+
+def test_jinja2_is_imported_only_under_report() -> None:
+    src = Path(__file__).resolve().parents[2] / "src" / "goldgate"
+    for path in src.rglob("*.py"):
+        if "report" in path.relative_to(src).parts[:1]:
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert "import jinja2" not in text and "from jinja2" not in text, path

@@ -1,0 +1,696 @@
+"""Obtain a system's outputs for a golden set: a predictions file, a command or a callable.
+
+A **command** is started once per suite without a shell (``shlex.split``), in the config's
+directory. goldgate writes one JSON line ``{"id", "input"}`` per call to its stdin (with
+``"sample": k`` too when ``samples`` > 1), closes stdin, and reads ``{"id", "output"}`` lines
+from its stdout in any order, caching each as it arrives. ``timeout_s`` bounds the wait for
+each next output line; on expiry the command's whole process group is killed. How to use
+``concurrency`` is the command's business: it gets it as ``GOLDGATE_CONCURRENCY`` (and the
+suite as ``GOLDGATE_SUITE``). ``PYTHONUNBUFFERED=1`` is set so a Python command's prints
+arrive as they happen; other programs should flush stdout after each line.
+
+A **callable** ``package.module:function`` (imported with the config's directory on
+``sys.path``) is called with each record's ``input`` and returns a string. An ``async def``
+runs on one event loop, at most ``concurrency`` calls at once, each cancelled after
+``timeout_s``; a plain function runs in ``concurrency`` worker threads, and a call that
+overruns ``timeout_s`` fails the run (its thread cannot be stopped, and is abandoned).
+When a call fails, no new calls start, calls in flight are allowed to finish and are cached,
+then the error is raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import hashlib
+import importlib
+import inspect
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+from goldgate.cache import CacheKey, OutputCache, input_hash
+from goldgate.config import SystemConfig
+from goldgate.errors import InputError, SystemRunError, did_you_mean
+from goldgate.goldens import GoldenRecord, GoldenSet, read_utf8
+from goldgate.progress import NullProgress, ProgressReporter
+
+STDERR_TAIL_LINES = 15
+STDERR_TAIL_CHARS = 2000
+SHOWN_IDS = 10
+KILL_GRACE_S = 1.0
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One output to obtain: a record and a sample index."""
+
+    record: GoldenRecord
+    sample: int
+    key: CacheKey
+
+
+Deliver = Callable[[Call, str], None]
+
+
+def obtain_outputs(
+    system: SystemConfig,
+    golden: GoldenSet,
+    *,
+    root: Path,
+    cache_dir: Path,
+    progress: ProgressReporter | None = None,
+) -> dict[str, list[str]]:
+    """Outputs of ``system`` for every record: id → ``system.samples`` outputs."""
+    if system.kind == "predictions":
+        return read_predictions(
+            system.predictions_path(golden.suite, root), golden, samples=system.samples
+        )
+    progress = progress or NullProgress()
+    function: Callable[..., Any] | None = None
+    if system.kind == "callable":
+        function, identity = load_callable(system, root)
+    else:
+        identity = {"kind": "command", "argv": system.argv(), "env": system.env}
+    cache = OutputCache(cache_dir, golden.suite, identity, mode=system.cache)
+    outputs: dict[str, list[str | None]] = {r.id: [None] * system.samples for r in golden.records}
+    calls: list[Call] = []
+    for record in golden.records:
+        digest = input_hash(record.input)
+        for sample in range(system.samples):
+            key = (record.id, digest, sample)
+            cached = cache.get(key)
+            if cached is None:
+                calls.append(Call(record, sample, key))
+            else:
+                outputs[record.id][sample] = cached
+
+    def deliver(call: Call, output: str) -> None:
+        cache.put(call.key, output)
+        outputs[call.record.id][call.sample] = output
+        progress.advance()
+
+    total = len(golden.records) * system.samples
+    progress.start(total, f"{golden.suite}: {system.kind}")
+    progress.advance(total - len(calls))
+    try:
+        if calls and function is not None:
+            run_callable(function, calls, deliver, system=system)
+        elif calls:
+            run_command(system, calls, deliver, suite=golden.suite, root=root)
+    finally:
+        progress.finish()
+        cache.close()
+    missing = [record_id for record_id, values in outputs.items() if None in values]
+    if missing:  # every path above raises first; this guards the contract
+        raise SystemRunError(f"suite {golden.suite!r}: no output for {_ids(missing)}")
+    cache.complete()
+    return {
+        record_id: [v for v in values if v is not None] for record_id, values in outputs.items()
+    }
+
+
+# -- predictions file ------------------------------------------------------------------------
+
+
+def read_predictions(path: Path, golden: GoldenSet, *, samples: int = 1) -> dict[str, list[str]]:
+    """Read ``{"id", "output"}`` lines (``"outputs": [...]`` for samples > 1) for a golden set."""
+    text = read_utf8(path, InputError, what="predictions file")
+    expected = golden.by_id()
+    found: dict[str, list[str]] = {}
+    lines: dict[str, int] = {}
+    unknown: list[tuple[str, int]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}:{exc.colno}: malformed JSON: {exc.msg}") from None
+        if not isinstance(item, dict):
+            raise InputError(f"{where}: expected an object with 'id' and 'output'")
+        record_id = _text_id(item.get("id"))
+        if record_id is None:
+            raise InputError(f"{where}: the line has no 'id' (text)")
+        if record_id in lines:
+            raise InputError(
+                f"{where}: duplicate id {record_id!r} (first on line {lines[record_id]})"
+            )
+        lines[record_id] = number
+        if record_id not in expected:
+            unknown.append((record_id, number))
+            continue
+        found[record_id] = _prediction_outputs(item, samples, f"{where}: id {record_id!r}")
+    if unknown:
+        shown = ", ".join(f"{rid!r} (line {n})" for rid, n in unknown[:SHOWN_IDS])
+        more = f" and {len(unknown) - SHOWN_IDS} more" if len(unknown) > SHOWN_IDS else ""
+        raise SystemRunError(
+            f"{path}: {len(unknown)} id(s) not in the golden set {golden.path}: {shown}{more}"
+        )
+    missing = [record.id for record in golden.records if record.id not in found]
+    if missing:
+        raise SystemRunError(
+            f"{path}: no output for {len(missing)} of {len(golden.records)} golden id(s): "
+            f"{_ids(missing)}"
+        )
+    return {record.id: found[record.id] for record in golden.records}
+
+
+def _prediction_outputs(item: dict[str, Any], samples: int, where: str) -> list[str]:
+    if "outputs" in item and "output" in item:
+        raise InputError(f"{where}: give 'output' or 'outputs', not both")
+    if "outputs" in item:
+        values = item["outputs"]
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise InputError(f"{where}: 'outputs' must be a list of texts")
+        if len(values) != samples:
+            raise InputError(
+                f"{where}: 'outputs' holds {len(values)} text(s), expected {samples} "
+                f"(system.samples)"
+            )
+        return list(values)
+    if "output" not in item:
+        raise InputError(f"{where}: no 'output'")
+    if not isinstance(item["output"], str):
+        raise InputError(f"{where}: 'output' must be text, got {_type(item['output'])}")
+    if samples != 1:
+        raise InputError(
+            f"{where}: system.samples is {samples}: give 'outputs', a list of {samples} texts"
+        )
+    return [item["output"]]
+
+
+# -- command ---------------------------------------------------------------------------------
+
+_EOF = object()
+
+
+def run_command(
+    system: SystemConfig, calls: Sequence[Call], deliver: Deliver, *, suite: str, root: Path
+) -> None:
+    """Run the command once for ``calls``, delivering outputs as lines arrive."""
+    argv = system.argv()
+    label = f"system.command {_shown_command(argv)}"
+    env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "GOLDGATE_SUITE": suite,
+        "GOLDGATE_CONCURRENCY": str(system.concurrency),
+        "GOLDGATE_SAMPLES": str(system.samples),
+        **system.env,
+    }
+    try:
+        process = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=root,
+            env=env,
+            start_new_session=True,  # its own process group, so a kill reaches its children
+        )
+    except FileNotFoundError:
+        raise SystemRunError(f"{label}: program {argv[0]!r} not found") from None
+    except OSError as exc:
+        raise SystemRunError(f"{label}: cannot start: {exc.strerror or exc}") from None
+    session = _CommandSession(process, label, system, calls, deliver)
+    try:
+        session.run()
+    finally:
+        session.close()
+
+
+class _CommandSession:
+    def __init__(
+        self,
+        process: subprocess.Popen[bytes],
+        label: str,
+        system: SystemConfig,
+        calls: Sequence[Call],
+        deliver: Deliver,
+    ) -> None:
+        self.process = process
+        self.label = label
+        self.timeout = system.timeout_s
+        self.samples = system.samples
+        self.calls = calls
+        self.deliver = deliver
+        self.pending: dict[str, dict[int, Call]] = {}
+        for call in calls:
+            self.pending.setdefault(call.record.id, {})[call.sample] = call
+        self.known_ids = set(self.pending)
+        self.remaining = len(calls)
+        self.received = 0
+        self.stdout: queue.Queue[object] = queue.Queue()
+        self.stderr: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self.threads = [
+            _daemon(self._write_inputs),
+            _daemon(self._read_stdout),
+            _daemon(self._read_stderr),
+        ]
+
+    def run(self) -> None:
+        line_number = 0
+        while True:
+            try:
+                item = self.stdout.get(timeout=self.timeout)
+            except queue.Empty:
+                self._fail_timeout()
+            if item is _EOF:
+                break
+            assert isinstance(item, bytes)
+            line_number += 1
+            self._accept(item, line_number)
+        try:
+            code = self.process.wait(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            self._fail_timeout(closed_stdout=True)
+        if code != 0:
+            raise self._error(f"{_exit_text(code)} after {self._progress_text()}")
+        if self.remaining:
+            waiting = [rid for rid, samples in self.pending.items() if samples]
+            raise self._error(
+                f"exited without output for {self.remaining} of {len(self.calls)} call(s): "
+                f"{_ids(waiting)}",
+                stderr=False,
+            )
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            _kill_group(self.process)
+        for thread in self.threads:
+            thread.join(timeout=1.0)
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+    def _accept(self, raw: bytes, line_number: int) -> None:
+        text = raw.decode("utf-8", errors="replace").strip()
+        if not text:
+            return
+        where = f"stdout line {line_number}"
+        try:
+            item = json.loads(text)
+        except json.JSONDecodeError:
+            item = None
+        record_id = _text_id(item.get("id")) if isinstance(item, dict) else None
+        if not isinstance(item, dict) or record_id is None or "output" not in item:
+            self._kill()
+            raise self._error(
+                f"printed a line that is not a JSON object with 'id' and 'output' "
+                f"({where}): {_clip(text)}"
+            )
+        samples = self.pending.get(record_id)
+        if not samples:
+            self._kill()
+            problem = "more outputs than calls" if record_id in self.known_ids else "unknown id"
+            raise self._error(f"{problem} {record_id!r} ({where})")
+        output = item["output"]
+        if not isinstance(output, str):
+            self._kill()
+            raise self._error(
+                f"'output' for id {record_id!r} is {_type(output)}, not text ({where})"
+            )
+        sample = item.get("sample")
+        call = samples.pop(
+            sample if isinstance(sample, int) and sample in samples else min(samples)
+        )
+        self.remaining -= 1
+        self.received += 1
+        self.deliver(call, output)
+
+    def _fail_timeout(self, *, closed_stdout: bool = False) -> NoReturn:
+        self._kill()
+        what = "did not exit" if closed_stdout or not self.remaining else "produced no output"
+        raise self._error(
+            f"{what} within timeout_s={self.timeout:g}s and was killed "
+            f"(after {self._progress_text()})"
+        )
+
+    def _progress_text(self) -> str:
+        return f"{self.received} of {len(self.calls)} output(s), which are cached"
+
+    def _error(self, message: str, *, stderr: bool = True) -> SystemRunError:
+        tail = _tail(self.stderr) if stderr else ""
+        return SystemRunError(f"{self.label}: {message}{tail}")
+
+    def _kill(self) -> None:
+        _kill_group(self.process)
+
+    # -- threads ---------------------------------------------------------------------------
+    def _write_inputs(self) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:
+            for call in self.calls:
+                request: dict[str, Any] = {"id": call.record.id, "input": call.record.input}
+                if self.samples > 1:
+                    request["sample"] = call.sample
+                stdin.write((json.dumps(request, ensure_ascii=False) + "\n").encode("utf-8"))
+            stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            return  # the command stopped reading; its exit status tells the story
+        finally:
+            with contextlib.suppress(BrokenPipeError, OSError):
+                stdin.close()
+
+    def _read_stdout(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        try:
+            for line in stdout:
+                self.stdout.put(line)
+        except (OSError, ValueError):
+            pass
+        finally:
+            self.stdout.put(_EOF)
+
+    def _read_stderr(self) -> None:
+        stderr = self.process.stderr
+        assert stderr is not None
+        try:
+            for line in stderr:
+                self.stderr.append(line.decode("utf-8", errors="replace").rstrip("\n"))
+        except (OSError, ValueError):
+            pass
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Stop the command and everything it started: SIGTERM, then SIGKILL after a grace."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=KILL_GRACE_S)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _daemon(target: Callable[[], None]) -> threading.Thread:
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    return thread
+
+
+def _exit_text(code: int) -> str:
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"was killed by {name}"
+    return f"exited with code {code}"
+
+
+def _tail(lines: Iterable[str]) -> str:
+    text = "\n".join(lines).strip()
+    if not text:
+        return ""
+    if len(text) > STDERR_TAIL_CHARS:
+        text = "..." + text[-STDERR_TAIL_CHARS:]
+    return "\n--- stderr (last lines) ---\n" + text
+
+
+def _shown_command(argv: list[str]) -> str:
+    import shlex
+
+    return _clip(shlex.join(argv), 120)
+
+
+# -- callable --------------------------------------------------------------------------------
+
+
+def load_callable(system: SystemConfig, root: Path) -> tuple[Callable[..., Any], dict[str, Any]]:
+    """Import ``package.module:function`` (root on sys.path) and its cache identity."""
+    path = system.callable or ""
+    module_name, _, attribute = path.partition(":")
+    label = f"system.callable {path!r}"
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # the user's module may raise anything while importing
+        raise SystemRunError(
+            f"{label}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
+            f"{_where_raised(exc)}"
+        ) from None
+    obj: Any = module
+    for part in attribute.split("."):
+        if not hasattr(obj, part):
+            names = [name for name in dir(obj) if not name.startswith("_")]
+            raise SystemRunError(
+                f"{label}: {module_name!r} has no {part!r}{did_you_mean(part, names)}"
+            )
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise SystemRunError(f"{label}: {attribute!r} is a {type(obj).__name__}, not a function")
+    source = getattr(module, "__file__", None)
+    digest = None
+    if source:
+        try:
+            digest = hashlib.sha256(Path(source).read_bytes()).hexdigest()
+        except OSError:
+            digest = None
+    # The module's source is part of the identity: editing it means new outputs.
+    return obj, {"kind": "callable", "callable": path, "source_sha256": digest}
+
+
+def run_callable(
+    function: Callable[..., Any], calls: Sequence[Call], deliver: Deliver, *, system: SystemConfig
+) -> None:
+    """Call ``function`` for every call, at most ``concurrency`` at once, each within timeout."""
+    label = f"system.callable {system.callable!r}"
+    if _is_async(function):
+        _run_coroutine(
+            lambda: _run_async(
+                function, calls, deliver, system.concurrency, system.timeout_s, label
+            )
+        )
+    else:
+        _run_threads(function, calls, deliver, system.concurrency, system.timeout_s, label)
+
+
+def _is_async(function: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+        getattr(function, "__call__", None)  # noqa: B004 (an object with an async __call__)
+    )
+
+
+def _checked_output(value: Any, call: Call, label: str) -> str:
+    if not isinstance(value, str):
+        raise SystemRunError(
+            f"{label}: returned {_type(value)} for id {call.record.id!r}; it must return text"
+        )
+    return value
+
+
+def _call_error(exc: BaseException, call: Call, label: str) -> SystemRunError:
+    return SystemRunError(
+        f"{label}: raised {type(exc).__name__}: {exc} (id {call.record.id!r}){_where_raised(exc)}"
+    )
+
+
+def _timeout_error(timeout: float, call: Call, label: str) -> SystemRunError:
+    return SystemRunError(
+        f"{label}: no answer within timeout_s={timeout:g}s (id {call.record.id!r})"
+    )
+
+
+async def _run_async(
+    function: Callable[..., Awaitable[Any]],
+    calls: Sequence[Call],
+    deliver: Deliver,
+    concurrency: int,
+    timeout: float,
+    label: str,
+) -> None:
+    semaphore = asyncio.Semaphore(concurrency)
+    errors: list[SystemRunError] = []
+
+    async def one(call: Call) -> None:
+        async with semaphore:
+            if errors:
+                return
+            try:
+                value = await asyncio.wait_for(_awaitable(function, call.record.input), timeout)
+            except TimeoutError:
+                errors.append(_timeout_error(timeout, call, label))
+                return
+            except Exception as exc:  # the user's function may raise anything
+                errors.append(_call_error(exc, call, label))
+                return
+            try:
+                deliver(call, _checked_output(value, call, label))
+            except SystemRunError as exc:
+                errors.append(exc)
+
+    await asyncio.gather(*(one(call) for call in calls))
+    if errors:
+        raise errors[0]
+
+
+async def _awaitable(function: Callable[..., Any], value: Any) -> Any:
+    result = function(value)
+    return await result if inspect.isawaitable(result) else result
+
+
+def _run_coroutine(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine to the end, also when called from inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(factory())
+    box: list[Any] = []
+
+    def target() -> None:
+        try:
+            box.append((True, asyncio.run(factory())))
+        except BaseException as exc:  # handed back to the calling thread
+            box.append((False, exc))
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join()
+    ok, value = box[0]
+    if not ok:
+        raise value
+    result: T = value
+    return result
+
+
+def _run_threads(
+    function: Callable[..., Any],
+    calls: Sequence[Call],
+    deliver: Deliver,
+    concurrency: int,
+    timeout: float,
+    label: str,
+) -> None:
+    # Daemon threads rather than a ThreadPoolExecutor: a call that hangs past its timeout
+    # must not keep the interpreter from exiting.
+    todo: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for index in range(len(calls)):
+        todo.put(index)
+    done: queue.Queue[tuple[int, bool, Any]] = queue.Queue()
+    started: dict[int, float] = {}
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def worker() -> None:
+        while True:
+            # Taking work and registering it happen under the lock that the main thread
+            # holds when it reads what is in flight, so no call starts unseen after a stop.
+            with lock:
+                if stop.is_set():
+                    return
+                try:
+                    index = todo.get_nowait()
+                except queue.Empty:
+                    return
+                started[index] = time.monotonic()
+            try:
+                value = function(calls[index].record.input)
+                if inspect.isawaitable(value):
+                    value = asyncio.run(_await(value))
+                ok = isinstance(value, str)
+            except BaseException as exc:  # handed to the main thread
+                value, ok = exc, False
+            if not ok:
+                with lock:  # before this thread could take more work
+                    stop.set()
+            done.put((index, ok, value))
+
+    for _ in range(min(concurrency, len(calls))):
+        _daemon(worker)
+    first_error: SystemRunError | None = None
+    finished = 0
+    try:
+        while True:
+            with lock:
+                in_flight = dict(started)
+            if finished == len(calls) or (first_error is not None and not in_flight):
+                break
+            now = time.monotonic()
+            overdue = [i for i, t in in_flight.items() if now - t > timeout]
+            if overdue:
+                with lock:
+                    stop.set()
+                    for index in overdue:
+                        started.pop(index, None)
+                finished += len(overdue)
+                first_error = first_error or _timeout_error(timeout, calls[overdue[0]], label)
+                continue
+            wait = min((t + timeout - now for t in in_flight.values()), default=timeout)
+            try:
+                index, ok, value = done.get(timeout=max(wait, 0.001) + 0.001)
+            except queue.Empty:
+                continue
+            with lock:
+                if started.pop(index, None) is None:
+                    continue  # arrived after its timeout was declared
+            finished += 1
+            call = calls[index]
+            if not ok and isinstance(value, BaseException):
+                first_error = first_error or _call_error(value, call, label)
+                continue
+            try:
+                output = _checked_output(value, call, label)
+            except SystemRunError as exc:
+                stop.set()
+                first_error = first_error or exc
+                continue
+            deliver(call, output)
+    finally:
+        stop.set()
+    if first_error is not None:
+        raise first_error
+
+
+async def _await(value: Awaitable[T]) -> T:
+    return await value
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _text_id(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    return str(value)
+
+
+def _ids(ids: Sequence[str]) -> str:
+    shown = ", ".join(repr(i) for i in ids[:SHOWN_IDS])
+    return shown + (f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else "")
+
+
+def _type(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _clip(text: str, limit: int = 200) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def _where_raised(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return ""
+    frame = frames[-1]
+    return f" at {frame.filename}:{frame.lineno}"

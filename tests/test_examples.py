@@ -15,7 +15,7 @@ from goldgate.goldens import load_goldens
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.registry import create_metric
 from goldgate.result import CheckStatus, Verdict
-from goldgate.runner import bless, run
+from goldgate.runner import bless, check, run
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITES: dict[str, Callable[[Any], str]] = {
@@ -144,6 +144,20 @@ def test_gate_thresholds_sit_a_few_points_from_todays_scores(suite: str) -> None
             assert 1.0 <= scores[name] - rule.min <= 6.0, (name, scores[name], rule.min)
         if rule.max is not None:
             assert 1.0 <= rule.max - scores[name] <= 25.0, (name, scores[name], rule.max)
+
+
+def test_the_committed_baseline_matches_todays_example(tmp_path: Path) -> None:
+    # Editing a golden set, a metric option or an example system needs `goldgate bless`.
+    config = load_config(ROOT / "goldgate.yaml")
+    checks = check(config)
+    assert [(c.suite, c.in_baseline, c.error) for c in checks] == [
+        (suite, True, None) for suite in SUITES
+    ]
+    result = run(config.model_copy(update={"cache_dir": tmp_path}), write_reports=False)
+    assert result.verdict == Verdict.PASS
+    for suite in result.suites:
+        for metric in suite.metrics:
+            assert metric.delta == 0.0, (suite.name, metric.metric)
 
 
 def test_the_bundled_gate_passes_today_and_catches_a_regression(

@@ -179,6 +179,8 @@ def test_goldgate_yaml_wins_over_pyproject(tmp_path: Path) -> None:
     write(tmp_path, "[tool.goldgate]\nversion = 7\n", "pyproject.toml")
     write(tmp_path, VALID)
     assert load_config(cwd=tmp_path).source == tmp_path / "goldgate.yaml"
+    assert load_config(tmp_path).source == tmp_path / "goldgate.yaml"  # a directory
+    assert load_config(Path("goldgate.yaml"), cwd=tmp_path).root == tmp_path
 
 
 def test_no_config_anywhere(tmp_path: Path) -> None:

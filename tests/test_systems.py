@@ -24,7 +24,7 @@ from goldgate.cache import OutputCache, read_entries
 from goldgate.config import SystemConfig
 from goldgate.errors import InputError, SystemRunError
 from goldgate.goldens import GoldenSet, load_goldens
-from goldgate.systems import obtain_outputs, read_predictions
+from goldgate.systems import command_identity, obtain_outputs, read_predictions
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -328,12 +328,21 @@ def test_command_misbehaviour(
     with pytest.raises(SystemRunError) as info:
         run(command, golden, tmp_path)
     assert expected in str(info.value)
-    cached = OutputCache(tmp_path / ".goldgate", "qa", _command_identity(command))
+    cached = OutputCache(tmp_path / ".goldgate", "qa", command_identity(command))
     assert len(cached) == (6 if mode == "fail_at_end" else 2)
 
 
-def _command_identity(system: SystemConfig) -> dict[str, Any]:
-    return {"kind": "command", "argv": system.argv(), "env": system.env}
+def test_command_env_values_stay_out_of_the_cache_file(tmp_path: Path) -> None:
+    system = SystemConfig(command=[sys.executable, "-c", "print(1)"], env={"API_KEY": "s3cret"})
+    with pytest.raises(SystemRunError):
+        run(system, make_golden(tmp_path, 2), tmp_path)  # prints garbage: fine, a cache exists
+    other = command_identity(system.model_copy(update={"env": {"API_KEY": "other"}}))
+    assert other != command_identity(system)
+    cache = OutputCache(tmp_path / ".goldgate", "qa", command_identity(system))
+    cache.put(("q0", "h", 0), "x")
+    cache.close()
+    assert "s3cret" not in cache.path.read_text()
+    assert "API_KEY" in cache.path.read_text()
 
 
 def test_command_not_found(tmp_path: Path) -> None:

@@ -301,10 +301,10 @@ _FILE_ONLY_KEYS = ("root", "source")
 def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
     """Read and validate the configuration (goldgate.yaml, else [tool.goldgate] in pyproject)."""
     base = Path.cwd() if cwd is None else cwd
-    if path is None:
-        path = _find_config(base)
-    elif not path.is_absolute():
+    if path is not None and not path.is_absolute():
         path = base / path
+    if path is None or path.is_dir():
+        path = _find_config(path or base)
     if not path.is_file():
         raise ConfigError(f"{path}: no such configuration file")
     try:

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from goldgate.cache import CacheKey, OutputCache, input_hash
+from goldgate.cache import CacheKey, OutputCache, canonical_json, input_hash
 from goldgate.config import SystemConfig
 from goldgate.errors import InputError, SystemRunError, did_you_mean
 from goldgate.goldens import GoldenRecord, GoldenSet, read_utf8
@@ -84,7 +84,7 @@ def obtain_outputs(
     if system.kind == "callable":
         function, identity = load_callable(system, root)
     else:
-        identity = {"kind": "command", "argv": system.argv(), "env": system.env}
+        identity = command_identity(system)
     cache = OutputCache(cache_dir, golden.suite, identity, mode=system.cache)
     outputs: dict[str, list[str | None]] = {r.id: [None] * system.samples for r in golden.records}
     calls: list[Call] = []
@@ -120,6 +120,17 @@ def obtain_outputs(
     cache.complete()
     return {
         record_id: [v for v in values if v is not None] for record_id, values in outputs.items()
+    }
+
+
+def command_identity(system: SystemConfig) -> dict[str, Any]:
+    """What makes a command the same system for the cache (env values hashed: secrets)."""
+    env = canonical_json(dict(sorted(system.env.items()))).encode("utf-8")
+    return {
+        "kind": "command",
+        "argv": system.argv(),
+        "env_keys": sorted(system.env),
+        "env_sha256": hashlib.sha256(env).hexdigest(),
     }
 
 

@@ -280,6 +280,10 @@ def _suite(
         checks.append(_check(name, tagged, "max_drop", 2.0, CheckStatus.FAIL, tag=slices[0].tag))
     drift = -1.0 if kind == "regressed" else 1.0 if kind == "improved" else 0.0
     examples = _examples(rng, name, list(scores), n, drift, texts)
+    if not baseline:
+        blank = {"baseline_output": None, "baseline_scores": {}, "new": True}
+        blank |= {"flipped_to_wrong": [], "flipped_to_right": []}
+        examples = [ex.model_copy(update=blank) for ex in examples]
     verdicts = {CheckStatus.FAIL: Verdict.REGRESSED, CheckStatus.IMPROVED: Verdict.IMPROVED}
     verdict = Verdict.PASS
     for check in checks:
@@ -305,12 +309,13 @@ def make_result(
     seed: int = 0,
     texts: list[str] | None = None,
     created_at: str = CREATED_AT,
+    baseline: bool = True,
 ) -> RunResult:
     """A coherent RunResult of the given kind, with ``n_examples`` examples per suite."""
     rng = random.Random(f"{kind}-{seed}")
     texts = texts or []
     names = ["qa", "summarize", "translate"]
-    suites = [_suite(kind, name, n_examples, rng, texts) for name in names]
+    suites = [_suite(kind, name, n_examples, rng, texts, baseline) for name in names]
     hints: list[str] = []
     errors: list[str] = []
     if kind == "error":
@@ -342,7 +347,7 @@ def make_result(
         verdict=verdict,
         config="goldgate.yaml",
         baseline="goldgate.baseline.json",
-        baseline_found=True,
+        baseline_found=baseline,
         significance=SignificanceSettings(
             method="paired_bootstrap", resamples=1000, alpha=0.05, seed=0
         ),

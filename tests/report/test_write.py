@@ -86,3 +86,64 @@ def test_jinja2_is_imported_only_under_report() -> None:
             continue
         text = path.read_text(encoding="utf-8")
         assert "import jinja2" not in text and "from jinja2" not in text, path
+
+
+def _edge_results() -> dict[str, RunResult]:
+    first = make_result("pass", baseline=False).model_copy(update={"significance": None})
+    empty = make_result("error").model_copy(
+        update={"suites": [], "errors": ["goldgate.yaml: no suites configured"]}
+    )
+    return {"first-run": first, "empty": empty}
+
+
+@pytest.mark.parametrize("name", ["first-run", "empty"])
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_edge_results_render(name: str, fmt: str) -> None:
+    result = _edge_results()[name]
+    text = render(result, fmt)
+    assert text.endswith("\n") or fmt == "html"
+    if fmt == "md" and name == "first-run":
+        assert "not found" in text and "significance off" in text
+        assert "Worst regressed" not in text
+    if fmt == "md" and name == "empty":
+        assert "no suites configured" in text
+
+
+def test_json_matches_the_published_schema() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    import json
+
+    schema = RunResult.model_json_schema()
+    for result in [make_result("regressed"), *_edge_results().values()]:
+        jsonschema.validate(json.loads(render(result, "json")), schema)
+
+
+def test_rendering_does_not_depend_on_hash_seeds(tmp_path: Path) -> None:
+    import hashlib
+    import subprocess
+    import sys
+
+    code = (
+        "import hashlib, sys; from goldgate.report import render; "
+        "from tests.report.fixtures import hostile_result; r = hostile_result(); "
+        "print(hashlib.sha256(''.join(render(r, f) for f in "
+        "('md', 'html', 'junit', 'json')).encode()).hexdigest())"
+    )
+    root = Path(__file__).resolve().parents[2]
+    digests = set()
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        digests.add(out.stdout.strip())
+    from tests.report.fixtures import hostile_result
+
+    here = "".join(render(hostile_result(), f) for f in ("md", "html", "junit", "json"))
+    digests.add(hashlib.sha256(here.encode()).hexdigest())
+    assert len(digests) == 1

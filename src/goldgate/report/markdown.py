@@ -142,11 +142,11 @@ def _head(view: ReportView) -> str:
             lines.append(f"- \u2026 and {len(flagged) - MAX_CHECK_LINES:,} more")
         lines.append("")
     for suite in view.suites:
-        lines += _suite_section(suite, view.level)
+        lines += _suite_section(suite, view.ci_label)
     return "\n".join(lines) + "\n"
 
 
-def _suite_section(suite: SuiteView, level: str) -> list[str]:
+def _suite_section(suite: SuiteView, ci: str) -> list[str]:
     lines = [
         f"### {suite.verdict_icon} {code(suite.name)}: {suite.verdict_label}",
         "",
@@ -165,7 +165,7 @@ def _suite_section(suite: SuiteView, level: str) -> list[str]:
         lines += [f"**Error:** {escape(text)}{more}", ""]
     if suite.metrics:
         lines += [
-            f"| metric | baseline | current | delta | {level} CI | status |",
+            f"| metric | baseline | current | delta | {ci} | status |",
             "|:--|--:|--:|--:|:-:|:--|",
         ]
         lines += [_metric_line(row) for row in suite.metrics]
@@ -175,7 +175,7 @@ def _suite_section(suite: SuiteView, level: str) -> list[str]:
         lines += [
             "**Slices that moved**",
             "",
-            f"| slice | n | metric | baseline | current | delta | {level} CI |",
+            f"| slice | n | metric | baseline | current | delta | {ci} |",
             "|:--|--:|:--|--:|--:|--:|:-:|",
         ]
         for sl in shown:

@@ -240,6 +240,7 @@ class ReportView:
     baseline_found: bool
     significance: str | None
     level: str
+    ci_label: str
     suites: tuple[SuiteView, ...]
     failed_checks: tuple[CheckRow, ...]
     forgiven_checks: tuple[CheckRow, ...]
@@ -275,6 +276,7 @@ def build_view(result: RunResult) -> ReportView:
         baseline_found=result.baseline_found,
         significance=significance,
         level=level,
+        ci_label=f"{level} CI" if level != "CI" else "CI",
         suites=suites,
         failed_checks=tuple(by_status[CheckStatus.FAIL]),
         forgiven_checks=tuple(by_status[CheckStatus.FORGIVEN]),

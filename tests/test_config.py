@@ -350,6 +350,15 @@ def test_yaml_merge_keys_and_timestamps(tmp_path: Path) -> None:
     assert config.system_for("b") == SystemConfig(callable="m:f", timeout_s=2)
 
 
+def test_custom_metric_in_the_users_repository_imports(tmp_path: Path) -> None:
+    (tmp_path / "my_gg_metrics.py").write_text(
+        "def overlap(candidate, references):\n    return 50.0\n", encoding="utf-8"
+    )
+    text = VALID.replace("length_ratio:", "my_gg_metrics:overlap: {}")
+    config = load_config(write(tmp_path, text))
+    assert list(config.suites["sizes"].create_metrics()) == ["my_gg_metrics:overlap"]
+
+
 def test_python_construction_validates_too() -> None:
     with pytest.raises(ValueError):
         SystemConfig()

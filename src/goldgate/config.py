@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 import tomllib
 import types
 import typing
@@ -348,7 +349,13 @@ def parse_config(
     lines: Mapping[KeyPath, int] | None = None,
     prefix: KeyPath = (),
 ) -> Config:
-    """Validate already-parsed configuration data; errors name ``source`` and the key path."""
+    """Validate already-parsed configuration data; errors name ``source`` and the key path.
+
+    ``root`` goes on ``sys.path`` (as pytest's rootdir does), so ``module:function`` metrics
+    and systems in the user's repository import when goldgate runs as an installed command.
+    """
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
     try:
         return Config.model_validate({**data, "root": root, "source": source})
     except ValidationError as exc:

@@ -147,3 +147,8 @@ def example(draw: st.DrawFn, max_refs: int = 4) -> tuple[str, list[str]]:
 def corpus(draw: st.DrawFn, max_size: int = 6, max_refs: int = 4) -> list[tuple[str, list[str]]]:
     """Several examples with uneven reference counts."""
     return draw(st.lists(example(max_refs=max_refs), min_size=1, max_size=max_size))
+
+
+# Short runs of the characters the 13a/zh/intl rules react to (periods and commas next to
+# digits, dashes, entities, newlines), where an off-by-one in a regex rewrite would show.
+tokenizer_soup = st.text(alphabet=" .,-09aZ!&;<>/\n\t'\"()%$€。，中\u2013\u201c", max_size=40)

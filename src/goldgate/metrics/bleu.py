@@ -1,0 +1,275 @@
+"""BLEU and sentence BLEU, identical to sacrebleu 2.6 (``corpus_bleu`` and ``sentence_bleu``).
+
+Per example the statistics are sacrebleu's ``[hyp_len, ref_len, m_1..m_N, t_1..t_N]``: the
+closest reference length (ties go to the shorter one), n-gram matches clipped by the largest
+count in any one reference, and the hypothesis n-gram totals. The corpus score is computed
+once from their sums, with sacrebleu's arithmetic step for step so that even its float noise
+(an identical sentence scores 100.00000000000004) comes out the same.
+
+Each text is tokenised and turned into per-order n-gram counts once (``preprocess``); ``bleu``
+and ``sentence_bleu`` with the same tokenizer, case and order share that work.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from typing import Any, ClassVar, Final, Literal
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from goldgate.metrics.base import Metric, MetricOptions, Stats
+from goldgate.metrics.ngrams import Counts, clipped_matches, ngram_counts
+from goldgate.metrics.sacre_tokenizers import TokenizerName, get_tokenizer
+
+SmoothMethod = Literal["none", "floor", "add-k", "exp"]
+
+#: sacrebleu's default smoothing values (Chen and Cherry 2014); None: the method takes none.
+SMOOTH_DEFAULTS: Final[dict[str, float | None]] = {
+    "none": None,
+    "floor": 0.1,
+    "add-k": 1,
+    "exp": None,
+}
+MAX_NGRAM_ORDER: Final = 4
+#: A bound on n-gram orders so that a typo cannot make every example loop for minutes.
+ORDER_LIMIT: Final = 100
+#: sacrebleu's log of a zero precision.
+_LOG_ZERO: Final = -9999999999
+
+# A preprocessed text: its token count and one n-gram count dict per order (strings for
+# unigrams, token tuples above).
+NgramCounts = tuple[int, tuple[Counts, ...]]
+
+
+class BLEUOptions(MetricOptions):
+    """sacrebleu's ``BLEU`` arguments (the tokenizers that need downloads are not offered)."""
+
+    tokenize: TokenizerName = "13a"
+    lowercase: bool = False
+    smooth_method: SmoothMethod = "exp"
+    smooth_value: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    max_ngram_order: int = Field(default=MAX_NGRAM_ORDER, ge=1, le=ORDER_LIMIT)
+    effective_order: bool = False
+
+    @field_validator("smooth_value")
+    @classmethod
+    def _only_for_methods_with_a_value(
+        cls, value: float | None, info: ValidationInfo
+    ) -> float | None:
+        # sacrebleu silently ignores a value for 'exp' and 'none'; here it is almost surely a
+        # mistake (a value meant for another method), so it is refused.
+        method = info.data.get("smooth_method")
+        if value is not None and method is not None and SMOOTH_DEFAULTS[method] is None:
+            raise ValueError(f"smooth_method {method!r} takes no smooth_value")
+        return value
+
+
+class SentenceBLEUOptions(BLEUOptions):
+    """``sacrebleu.sentence_bleu``'s arguments: effective order is on by default."""
+
+    effective_order: bool = True
+
+
+def word_ngram_counts(tokens: list[str], max_order: int) -> NgramCounts:
+    """The token count and the n-gram counts of orders 1..max_order."""
+    return len(tokens), tuple(ngram_counts(tokens, max_order))
+
+
+def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
+    """The reference length closest to the hypothesis length; ties go to the shorter one."""
+    return min(ref_lens, key=lambda ref_len: (abs(hyp_len - ref_len), ref_len))
+
+
+def bleu_stats(candidate: NgramCounts, references: Sequence[NgramCounts]) -> Stats:
+    """sacrebleu's per-segment statistics ``[hyp_len, ref_len, m_1..m_N, t_1..t_N]``."""
+    hyp_len, hyp_counts = candidate
+    ref_len = closest_ref_len(hyp_len, [length for length, _ in references])
+    total = [max(0, hyp_len - n) for n in range(len(hyp_counts))]
+    correct = [
+        clipped_matches(
+            hyp, total[n], [(counts[n], max(0, length - n)) for length, counts in references]
+        )
+        for n, hyp in enumerate(hyp_counts)
+    ]
+    return (hyp_len, ref_len, *correct, *total)
+
+
+def compute_bleu(
+    stats: Sequence[float],
+    *,
+    max_ngram_order: int,
+    smooth_method: str,
+    smooth_value: float | None,
+    effective_order: bool,
+) -> tuple[float, list[float], float]:
+    """(score, precisions, brevity penalty) from (summed) statistics, as sacrebleu computes them."""
+    # sacrebleu's defaults keep their type (add-k's 1 is an int) so the sums below match.
+    k: float = (SMOOTH_DEFAULTS[smooth_method] or 0) if smooth_value is None else smooth_value
+    order = max_ngram_order
+    correct = list(stats[2 : 2 + order])
+    total = list(stats[2 + order : 2 + 2 * order])
+    sys_len, ref_len = int(stats[0]), int(stats[1])
+
+    bp = 1.0
+    if sys_len < ref_len:
+        bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
+
+    precisions = [0.0] * order
+    if not any(correct):
+        return 0.0, precisions, bp
+
+    smooth_mteval = 1.0
+    eff_order = order
+    for n in range(1, order + 1):
+        if smooth_method == "add-k" and n > 1:
+            correct[n - 1] += k
+            total[n - 1] += k
+        if total[n - 1] == 0:
+            break
+        if effective_order:
+            eff_order = n
+        if correct[n - 1] == 0:
+            if smooth_method == "exp":
+                smooth_mteval *= 2
+                precisions[n - 1] = 100.0 / (smooth_mteval * total[n - 1])
+            elif smooth_method == "floor":
+                precisions[n - 1] = 100.0 * k / total[n - 1]
+        else:
+            precisions[n - 1] = 100.0 * correct[n - 1] / total[n - 1]
+
+    # A list, summed left to right, exactly as sacrebleu does (the noise must match too).
+    logs = [math.log(p) if p != 0.0 else _LOG_ZERO for p in precisions[:eff_order]]
+    return bp * math.exp(sum(logs) / eff_order), precisions, bp
+
+
+def _stat_names(order: int) -> tuple[str, ...]:
+    orders = range(1, order + 1)
+    return (
+        "hyp_len",
+        "ref_len",
+        *(f"correct_{n}" for n in orders),
+        *(f"total_{n}" for n in orders),
+    )
+
+
+class _BLEUBase(Metric[BLEUOptions]):
+    """What BLEU and sentence BLEU share: tokenisation, n-gram counts, statistics, signature."""
+
+    def __init__(self, options: BLEUOptions) -> None:
+        super().__init__(options)
+        self._tokenize = get_tokenizer(options.tokenize)
+
+    def preprocess_key(self) -> Hashable:
+        """Tokenizer, case and order: smoothing and effective order do not touch the counts."""
+        opts = self.options
+        return ("sacrebleu-word-ngrams", opts.tokenize, opts.lowercase, opts.max_ngram_order)
+
+    def preprocess(self, text: str) -> NgramCounts:
+        """Lowercase (optionally), strip the right end, tokenise, count n-grams."""
+        if self.options.lowercase:
+            text = text.lower()
+        return word_ngram_counts(self._tokenize(text.rstrip()), self.options.max_ngram_order)
+
+    def _bleu(self, stats: Sequence[float], *, effective_order: bool) -> float:
+        opts = self.options
+        score, _, _ = compute_bleu(
+            stats,
+            max_ngram_order=opts.max_ngram_order,
+            smooth_method=opts.smooth_method,
+            smooth_value=opts.smooth_value,
+            effective_order=effective_order,
+        )
+        return score
+
+    def signature_fields(self) -> list[tuple[str, str]]:
+        """sacrebleu's fields; ``order:N`` is added when the n-gram order is not 4."""
+        opts = self.options
+        smooth: str = opts.smooth_method
+        default = SMOOTH_DEFAULTS[smooth]
+        if default is not None:
+            value = default if opts.smooth_value is None else opts.smooth_value
+            smooth += f"[{value:.2f}]"
+        fields = [
+            ("case", "lc" if opts.lowercase else "mixed"),
+            ("eff", "yes" if opts.effective_order else "no"),
+            ("tok", opts.tokenize),
+            ("smooth", smooth),
+        ]
+        if opts.max_ngram_order != MAX_NGRAM_ORDER:
+            fields.append(("order", str(opts.max_ngram_order)))
+        return fields
+
+
+class BLEU(_BLEUBase):
+    """Corpus BLEU (``sacrebleu.corpus_bleu`` / ``BLEU().corpus_score``)."""
+
+    name: ClassVar[str] = "bleu"
+    Options: ClassVar[type[MetricOptions]] = BLEUOptions
+
+    stat_names: ClassVar[tuple[str, ...]] = _stat_names(MAX_NGRAM_ORDER)
+
+    def __init__(self, options: BLEUOptions) -> None:
+        super().__init__(options)
+        if options.max_ngram_order != MAX_NGRAM_ORDER:
+            # The statistics widen with the order; the class attribute describes the default.
+            self.stat_names = _stat_names(options.max_ngram_order)  # type: ignore[misc]
+
+    def example_stats(self, candidate: NgramCounts, references: Sequence[NgramCounts]) -> Stats:
+        """``[hyp_len, ref_len, m_1..m_N, t_1..t_N]`` of one example."""
+        return bleu_stats(candidate, references)
+
+    def score_stats(self, stats: Sequence[float]) -> float:
+        """Corpus BLEU from summed statistics."""
+        return self._bleu(stats, effective_order=self.options.effective_order)
+
+    def example_score(self, stats: Sequence[float]) -> float:
+        """``sacrebleu.sentence_bleu`` of one example: effective order on, other options kept."""
+        return self._bleu(stats, effective_order=True)
+
+    def components(self, stats: Sequence[float]) -> dict[str, Any]:
+        """Precisions (0–100), brevity penalty, lengths and their ratio, raw n-gram counts."""
+        opts = self.options
+        order = opts.max_ngram_order
+        _, precisions, bp = compute_bleu(
+            stats,
+            max_ngram_order=order,
+            smooth_method=opts.smooth_method,
+            smooth_value=opts.smooth_value,
+            effective_order=opts.effective_order,
+        )
+        sys_len, ref_len = int(stats[0]), int(stats[1])
+        return {
+            "precisions": precisions,
+            "bp": bp,
+            "sys_len": sys_len,
+            "ref_len": ref_len,
+            "ratio": sys_len / ref_len if ref_len else 0,
+            "counts": [int(c) for c in stats[2 : 2 + order]],
+            "totals": [int(t) for t in stats[2 + order : 2 + 2 * order]],
+        }
+
+
+class SentenceBLEU(_BLEUBase):
+    """Mean of ``sacrebleu.sentence_bleu`` over the examples.
+
+    Its statistics are ``(sentence BLEU, 1)`` per example, so sums over any slice or resample
+    give that slice's mean; the example's raw n-gram statistics are not kept.
+    """
+
+    name: ClassVar[str] = "sentence_bleu"
+    Options: ClassVar[type[MetricOptions]] = SentenceBLEUOptions
+    stat_names: ClassVar[tuple[str, ...]] = ("score_sum", "count")
+
+    def example_stats(self, candidate: NgramCounts, references: Sequence[NgramCounts]) -> Stats:
+        """``(sentence BLEU, 1)``."""
+        stats = bleu_stats(candidate, references)
+        return (self._bleu(stats, effective_order=self.options.effective_order), 1)
+
+    def score_stats(self, stats: Sequence[float]) -> float:
+        """The mean sentence BLEU (0 for no examples)."""
+        return stats[0] / stats[1] if stats[1] else 0.0
+
+    def components(self, stats: Sequence[float]) -> dict[str, Any]:
+        """How many sentences the mean is over."""
+        return {"count": int(stats[1])}

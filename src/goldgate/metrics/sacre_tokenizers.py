@@ -1,0 +1,142 @@
+"""sacrebleu 2.6's BLEU tokenizers (``13a``, ``intl``, ``zh``, ``char``, ``none``), token for token.
+
+Each tokenizer returns the token list that sacrebleu's BLEU sees, i.e.
+``sacrebleu_tokenizer(line).split()``. The regexes are sacrebleu's own; the speed-ups below
+only skip passes that cannot match or replace a regex by an equivalent ``str`` operation, and
+the differential tests in ``tests/metrics/test_sacre_tokenizers.py`` hold them to that.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Any, Final, Literal
+
+TokenizerName = Literal["13a", "intl", "zh", "char", "none"]
+TOKENIZER_NAMES: Final[tuple[TokenizerName, ...]] = ("13a", "intl", "zh", "char", "none")
+Tokenizer = Callable[[str], list[str]]
+
+# mteval-v13a's first rule, `([\{-\~\[-\` -\&\(-\+\:-\@\/])` -> ` \1 `, pads single characters,
+# so a translation table does the same in one C pass. The space itself is in that class; it is
+# left alone here because padding a space with spaces changes neither the tokens nor what the
+# later rules (which only look at a character's immediate neighbours) see next to a character.
+_13A_SYMBOLS: Final = '!"#$%&()*+/:;<=>?@[\\]^_`{|}~'
+_PAD_SYMBOLS: Final = str.maketrans({char: f" {char} " for char in _13A_SYMBOLS})
+# Period and comma unless preceded by a digit, then unless followed by a digit; dash after a digit.
+_PERIOD_COMMA_AFTER: Final = re.compile(r"([^0-9])([\.,])")
+_PERIOD_COMMA_BEFORE: Final = re.compile(r"([\.,])([^0-9])")
+_DASH_AFTER_DIGIT: Final = re.compile(r"([0-9])(-)")
+
+
+def _split_after(match: re.Match[str]) -> str:
+    return f"{match[1]} {match[2]} "
+
+
+def _split_before(match: re.Match[str]) -> str:
+    return f" {match[1]} {match[2]}"
+
+
+def _regexp_tokens(line: str) -> list[str]:
+    """sacrebleu's ``TokenizerRegexp`` (the language-dependent half of 13a), split."""
+    line = line.translate(_PAD_SYMBOLS)
+    if "." in line or "," in line:
+        line = _PERIOD_COMMA_AFTER.sub(_split_after, line)
+        line = _PERIOD_COMMA_BEFORE.sub(_split_before, line)
+    if "-" in line:
+        line = _DASH_AFTER_DIGIT.sub(_split_after, line)
+    return line.split()
+
+
+def tokenize_13a(line: str) -> list[str]:
+    """mteval-v13a as sacrebleu implements it (the WMT default)."""
+    line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
+    if "&" in line:
+        line = (
+            line.replace("&quot;", '"')
+            .replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+        )
+    return _regexp_tokens(f" {line} ")
+
+
+# The characters sacrebleu's zh tokenizer treats as Chinese, as its `_is_chinese_char` really
+# decides them: two of its range bounds are 2-character strings ('\u20000', '\u2f800'), so
+# single characters compare as U+2001..U+2A6D (general punctuation, currency, arrows, ...) and
+# astral CJK Extension B is not matched. The test suite checks every code point against it.
+_ZH_RANGES: Final = (
+    (0x2001, 0x2A6D),
+    (0x2E80, 0x2FDF),
+    (0x2FF0, 0x303F),
+    (0x3100, 0x312F),
+    (0x31A0, 0x31EF),
+    (0x3200, 0x4DB5),
+    (0x4E00, 0x9FBB),
+    (0xF900, 0xFA2D),
+    (0xFA30, 0xFA6A),
+    (0xFA70, 0xFAD9),
+    (0xFE10, 0xFE1F),
+    (0xFE30, 0xFE4F),
+    (0xFF00, 0xFFEF),
+)
+_ZH_CHAR: Final = re.compile(
+    "([" + "".join(f"{chr(start)}-{chr(end)}" for start, end in _ZH_RANGES) + "])"
+)
+
+
+def is_chinese_char(char: str) -> bool:
+    """Whether sacrebleu's zh tokenizer puts spaces around this character."""
+    return _ZH_CHAR.fullmatch(char) is not None
+
+
+def tokenize_zh(line: str) -> list[str]:
+    """sacrebleu's zh tokenizer: every "Chinese" character a token, then the 13a rules."""
+    return _regexp_tokens(_ZH_CHAR.sub(r" \1 ", line.strip()))
+
+
+@cache
+def _intl_rules() -> tuple[tuple[Any, str], ...]:
+    # Imported on first use: the `regex` module costs import time that 13a users never need.
+    import regex
+
+    return (
+        (regex.compile(r"(\P{N})(\p{P})"), r"\1 \2 "),
+        (regex.compile(r"(\p{P})(\P{N})"), r" \1 \2"),
+        (regex.compile(r"(\p{S})"), r" \1 "),
+    )
+
+
+def tokenize_intl(line: str) -> list[str]:
+    """sacrebleu's intl tokenizer (mteval-v14 international, Unicode punctuation and symbols)."""
+    for pattern, replacement in _intl_rules():
+        line = pattern.sub(replacement, line)
+    return line.split()
+
+
+def tokenize_char(line: str) -> list[str]:
+    """Every non-whitespace character a token (sacrebleu's ``" ".join(line)`` then split)."""
+    return list("".join(line.split()))
+
+
+def tokenize_none(line: str) -> list[str]:
+    """No tokenization: split on whitespace."""
+    return line.split()
+
+
+_TOKENIZERS: Final[dict[str, Tokenizer]] = {
+    "13a": tokenize_13a,
+    "intl": tokenize_intl,
+    "zh": tokenize_zh,
+    "char": tokenize_char,
+    "none": tokenize_none,
+}
+
+
+def get_tokenizer(name: str) -> Tokenizer:
+    """The tokenizer called ``name`` (one of ``TOKENIZER_NAMES``)."""
+    try:
+        return _TOKENIZERS[name]
+    except KeyError:
+        valid = ", ".join(TOKENIZER_NAMES)
+        raise ValueError(f"unknown tokenizer {name!r}; valid tokenizers: {valid}") from None

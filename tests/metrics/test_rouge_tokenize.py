@@ -7,6 +7,7 @@ import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rouge_score import tokenize as rs_tokenize
 from rouge_score import tokenizers as rs_tokenizers
 
@@ -133,3 +134,10 @@ def test_nltk_is_imported_only_for_stemming() -> None:
         "assert 'nltk' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), max_size=60))
+def test_unicode_equals_default_on_ascii(text: str) -> None:
+    # On ASCII the letters and digits are exactly [A-Za-z0-9], so both tokenizers agree.
+    assert unicode_tokens(text) == default_tokens(text)

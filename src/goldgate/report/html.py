@@ -281,10 +281,13 @@ def render_html(result: RunResult) -> str:
     view: ReportView = build_view(result)
     script = env.get_template("script.js.j2").render()
     style = env.get_template("style.css.j2").render()
-    charts = {
-        suite.name: (forest_chart(sv.metrics), histograms(suite))
-        for suite, sv in zip(result.suites, view.suites, strict=True)
-    }
+    charts = {}
+    for suite, sv in zip(result.suites, view.suites, strict=True):
+        hists = histograms(suite)
+        # A metric whose every example scored as at the baseline needs no chart, only a word.
+        moved = tuple(h for h in hists if h.worse or h.better)
+        still = tuple(h.metric for h in hists if not (h.worse or h.better))
+        charts[suite.name] = (forest_chart(sv.metrics), moved, still)
     csp = (
         "default-src 'none'; "
         f"script-src {_csp_hash(script)}; style-src {_csp_hash(style)}; "

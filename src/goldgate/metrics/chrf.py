@@ -1,0 +1,199 @@
+"""chrF and chrF++, identical to sacrebleu 2.6's ``CHRF`` (Popović 2015, 2017).
+
+Per example and per order (character orders first, then word orders) the statistics are
+sacrebleu's ``[hyp, ref, match]`` against the reference with the best sentence-level F (strict
+``>``: the first one wins a tie). ``hyp`` is 0 for an order in which that reference has no
+n-grams. The corpus score comes from the summed statistics, the example score from the
+example's own, each with sacrebleu's arithmetic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any, ClassVar, Final
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from goldgate.metrics.base import Metric, MetricOptions, Stats
+from goldgate.metrics.ngrams import Counts, matches, ngram_counts
+
+CHAR_ORDER: Final = 6
+WORD_ORDER: Final = 0
+BETA: Final = 2
+#: A bound on n-gram orders and beta so that a typo cannot hang or overflow a run.
+ORDER_LIMIT: Final = 100
+BETA_LIMIT: Final = 100
+#: chrF++.py's floor for an undefined precision, recall or F (sacrebleu's ``eps_smoothing``).
+_EPS: Final = 1e-16
+# string.punctuation: the characters chrF++ splits off the start or end of a word.
+_PUNCTUATION: Final = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+# A preprocessed text: n-gram counts per order (characters, then words) and their totals.
+ChrfCounts = tuple[tuple[Counts, ...], tuple[int, ...]]
+
+
+class CHRFOptions(MetricOptions):
+    """sacrebleu's ``CHRF`` arguments."""
+
+    char_order: int = Field(default=CHAR_ORDER, ge=0, le=ORDER_LIMIT)
+    word_order: int = Field(default=WORD_ORDER, ge=0, le=ORDER_LIMIT)
+    beta: int = Field(default=BETA, ge=0, le=BETA_LIMIT)
+    lowercase: bool = False
+    whitespace: bool = False
+    eps_smoothing: bool = False
+
+    @field_validator("word_order")
+    @classmethod
+    def _some_order(cls, value: int, info: ValidationInfo) -> int:
+        if value == 0 and info.data.get("char_order") == 0:
+            raise ValueError("char_order and word_order cannot both be 0")
+        return value
+
+
+class CHRFPlusPlusOptions(CHRFOptions):
+    """chrF++: word bigrams as well (word order 2)."""
+
+    word_order: int = Field(default=2, ge=0, le=ORDER_LIMIT)
+
+
+def split_punctuation(text: str) -> list[str]:
+    """chrF++'s words: one trailing, else one leading, punctuation character split off.
+
+    Like sacrebleu (its issue #124), ``(hi)`` becomes ``(hi`` and ``)``.
+    """
+    words: list[str] = []
+    for word in text.split():
+        if len(word) == 1:
+            words.append(word)
+        elif word[-1] in _PUNCTUATION:
+            words += (word[:-1], word[-1])
+        elif word[0] in _PUNCTUATION:
+            words += (word[0], word[1:])
+        else:
+            words.append(word)
+    return words
+
+
+def chrf_counts(text: str, options: CHRFOptions) -> ChrfCounts:
+    """Character n-gram counts of orders 1..char_order, then word n-grams 1..word_order."""
+    if options.lowercase:
+        text = text.lower()
+    chars = text if options.whitespace else "".join(text.split())
+    counters = ngram_counts(chars, options.char_order)
+    totals = [max(0, len(chars) - n) for n in range(options.char_order)]
+    if options.word_order:
+        words = split_punctuation(text)
+        counters += ngram_counts(words, options.word_order)
+        totals += [max(0, len(words) - n) for n in range(options.word_order)]
+    return tuple(counters), tuple(totals)
+
+
+def _match_stats(candidate: ChrfCounts, reference: ChrfCounts) -> list[int]:
+    stats: list[int] = []
+    for hyp, hyp_total, ref, ref_total in zip(*candidate, *reference, strict=True):
+        if ref_total:
+            stats += (hyp_total, ref_total, matches(hyp, hyp_total, ref, ref_total))
+        else:
+            stats += (0, 0, 0)
+    return stats
+
+
+def f_score(stats: Sequence[float], beta: int, eps_smoothing: bool) -> float:
+    """sacrebleu's ``CHRF._compute_f_score`` (0–100) over ``[hyp, ref, match]`` triples."""
+    factor = beta**2
+    orders = len(stats) // 3
+    if eps_smoothing:
+        score = 0.0
+        for i in range(orders):
+            n_hyp, n_ref, n_match = stats[3 * i : 3 * i + 3]
+            prec = n_match / n_hyp if n_hyp > 0 else _EPS
+            rec = n_match / n_ref if n_ref > 0 else _EPS
+            denom = factor * prec + rec
+            score += ((1 + factor) * prec * rec / denom) if denom > 0 else _EPS
+        return 100 * score / orders
+
+    effective_order = 0
+    avg_prec, avg_rec = 0.0, 0.0
+    for i in range(orders):
+        n_hyp, n_ref, n_match = stats[3 * i : 3 * i + 3]
+        if n_hyp > 0 and n_ref > 0:
+            avg_prec += n_match / n_hyp
+            avg_rec += n_match / n_ref
+            effective_order += 1
+    if effective_order == 0:
+        return 0.0
+    avg_prec /= effective_order
+    avg_rec /= effective_order
+    if avg_prec + avg_rec:
+        score = (1 + factor) * avg_prec * avg_rec
+        score /= (factor * avg_prec) + avg_rec
+        return 100 * score
+    return 0.0
+
+
+class CHRF(Metric[CHRFOptions]):
+    """chrF (``sacrebleu.corpus_chrf`` / ``CHRF().corpus_score``); example score: sentence chrF."""
+
+    name: ClassVar[str] = "chrf"
+    Options: ClassVar[type[MetricOptions]] = CHRFOptions
+
+    def __init__(self, options: CHRFOptions) -> None:
+        super().__init__(options)
+        orders = [f"char{n}" for n in range(1, options.char_order + 1)]
+        orders += [f"word{n}" for n in range(1, options.word_order + 1)]
+        self.stat_names = tuple(  # type: ignore[misc]
+            f"{order}_{kind}" for order in orders for kind in ("hyp", "ref", "match")
+        )
+
+    def preprocess_key(self) -> Hashable:
+        """Orders, case and whitespace; beta and smoothing only change the arithmetic."""
+        opts = self.options
+        return ("chrf-ngrams", opts.char_order, opts.word_order, opts.lowercase, opts.whitespace)
+
+    def preprocess(self, text: str) -> ChrfCounts:
+        """Per-order n-gram counts and totals of one text."""
+        return chrf_counts(text, self.options)
+
+    def example_stats(self, candidate: ChrfCounts, references: Sequence[ChrfCounts]) -> Stats:
+        """``[hyp, ref, match]`` per order against the best reference."""
+        if len(references) == 1:
+            return tuple(_match_stats(candidate, references[0]))
+        beta, eps = self.options.beta, self.options.eps_smoothing
+        best: list[int] = []
+        best_f = -1.0
+        for reference in references:
+            stats = _match_stats(candidate, reference)
+            f = f_score(stats, beta, eps)
+            if f > best_f:
+                best_f, best = f, stats
+        return tuple(best)
+
+    def score_stats(self, stats: Sequence[float]) -> float:
+        """chrF from (summed) statistics."""
+        return f_score(stats, self.options.beta, self.options.eps_smoothing)
+
+    def components(self, stats: Sequence[float]) -> dict[str, Any]:
+        """The orders and beta, as sacrebleu's ``CHRFScore`` reports them."""
+        opts = self.options
+        return {"char_order": opts.char_order, "word_order": opts.word_order, "beta": opts.beta}
+
+    def signature_fields(self) -> list[tuple[str, str]]:
+        """sacrebleu's fields; ``beta:B`` is added when beta is not 2 (sacrebleu omits it)."""
+        opts = self.options
+        fields = [
+            ("case", "lc" if opts.lowercase else "mixed"),
+            ("eff", "no" if opts.eps_smoothing else "yes"),
+            ("nc", str(opts.char_order)),
+            ("nw", str(opts.word_order)),
+            ("space", "yes" if opts.whitespace else "no"),
+        ]
+        if opts.beta != BETA:
+            fields.append(("beta", str(opts.beta)))
+        return fields
+
+
+class CHRFPlusPlus(CHRF):
+    """chrF++: chrF with word unigrams and bigrams (``CHRF(word_order=2)``)."""
+
+    name: ClassVar[str] = "chrf++"
+    Options: ClassVar[type[MetricOptions]] = CHRFPlusPlusOptions

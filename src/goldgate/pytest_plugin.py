@@ -1,16 +1,356 @@
-"""goldgate's pytest plugin (registered through the ``pytest11`` entry point)."""
+"""goldgate's pytest plugin (registered through the ``pytest11`` entry point).
+
+``pytest --goldgate`` adds one test item per gated metric of every configured suite
+(``goldgate::qa::exact_match``); the suites run once, on the first such item (on the xdist
+controller, before tests are handed out). The ``goldgate`` fixture and the
+``@pytest.mark.goldgate(suite=...)`` marker evaluate a Python callable against a suite.
+The work is done by :class:`goldgate.pytest_session.GoldgateSession`, kept in ``config.stash``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Generator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import pytest
+
+from goldgate.errors import ConfigError, GoldgateError
+from goldgate.pytest_session import (
+    ROOT_NAME,
+    WORKDIR_KEY,
+    GateFailed,
+    GoldgateSession,
+    ItemSpec,
+    Settings,
+    SystemSpec,
+    failed_checks,
+    render_failure,
+    render_summary,
+)
+
+if TYPE_CHECKING:
+    from goldgate.result import SuiteResult
+
+SESSION_KEY = pytest.StashKey[GoldgateSession]()
+FIXTURE = "goldgate"
+MARKER = "goldgate"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Declare goldgate's command-line options."""
+    """Declare goldgate's command-line and ini options."""
     group = parser.getgroup("goldgate", "text-generation quality gate")
     group.addoption(
         "--goldgate",
         action="store_true",
-        default=False,
+        default=None,
         help="collect the configured goldgate suites' gate checks as test items",
     )
+    group.addoption(
+        "--goldgate-config",
+        metavar="PATH",
+        default=None,
+        help="goldgate configuration file (default: goldgate.yaml or pyproject.toml in rootdir)",
+    )
+    group.addoption(
+        "--goldgate-bless",
+        action="store_true",
+        default=False,
+        help="like --goldgate, but accept today's scores: write the baseline at session end",
+    )
+    group.addoption(
+        "--goldgate-report-dir",
+        metavar="DIR",
+        default=None,
+        help="write goldgate's reports here instead of the configured report.dir",
+    )
+    parser.addini("goldgate", "always collect goldgate's gate checks", type="bool", default=False)
+    parser.addini("goldgate_config", "goldgate configuration file (relative to the ini file)")
+    parser.addini("goldgate_report_dir", "goldgate report directory (relative to the ini file)")
+
+
+def _settings(config: pytest.Config) -> Settings:
+    base = config.inipath.parent if config.inipath is not None else config.rootpath
+    invoked = config.invocation_params.dir
+
+    def path_option(option: str, ini: str) -> Path | None:
+        given = config.getoption(option)
+        if given:
+            return invoked / str(given)
+        from_ini = str(config.getini(ini) or "")
+        return base / from_ini if from_ini else None
+
+    bless = bool(config.getoption("goldgate_bless"))
+    enabled = config.getoption("goldgate")
+    return Settings(
+        enabled=bool(enabled if enabled is not None else config.getini("goldgate")) or bless,
+        bless=bless,
+        config_path=path_option("goldgate_config", "goldgate_config"),
+        report_dir=path_option("goldgate_report_dir", "goldgate_report_dir"),
+        rootdir=config.rootpath,
+    )
+
+
+def _session(config: pytest.Config) -> GoldgateSession:
+    return config.stash[SESSION_KEY]
+
+
+def _usage_error(exc: GoldgateError) -> pytest.UsageError:
+    return pytest.UsageError(f"goldgate: {exc}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Create the session; with --goldgate, load the configuration now (errors are usage)."""
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(suite, system=None, **settings): after the test body, evaluate `system` "
+        "(a callable, 'module:function' or the configured system) on the suite and assert "
+        "its gate",
+    )
+    workerinput = getattr(config, "workerinput", None)
+    shared = workerinput.get(WORKDIR_KEY) if workerinput is not None else None
+    session = GoldgateSession(_settings(config), workdir=Path(shared) if shared else None)
+    config.stash[SESSION_KEY] = session
+    if session.settings.enabled:
+        try:
+            session.config()
+        except ConfigError as exc:
+            raise _usage_error(exc) from None
+        if workerinput is None and config.pluginmanager.hasplugin("xdist"):
+            config.pluginmanager.register(XdistHooks(session), "goldgate-xdist")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the scratch directory."""
+    if SESSION_KEY in config.stash:
+        _session(config).close()
+
+
+class XdistHooks:
+    """Controller-side hooks: run the suites once and hand the result to every worker."""
+
+    def __init__(self, session: GoldgateSession) -> None:
+        self.session = session
+
+    def pytest_configure_node(self, node: Any) -> None:
+        """Tell each worker where the controller publishes its run."""
+        node.workerinput[WORKDIR_KEY] = str(self.session.workdir())
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
+        """Before any test is scheduled: run the suites the collected items need."""
+        self.session.compute_for_ids(ids)
+
+
+# -- collection -----------------------------------------------------------------------------
+
+
+class GoldgateRoot(pytest.Collector):
+    """The ``goldgate`` node that holds one collector per suite."""
+
+    def __init__(self, *, specs: Sequence[ItemSpec], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.specs = list(specs)
+
+    def collect(self) -> list[pytest.Item | pytest.Collector]:
+        """One collector per suite."""
+        suites = list(dict.fromkeys(spec.suite for spec in self.specs))
+        return [
+            GoldgateSuite.from_parent(
+                self, name=suite, specs=[s for s in self.specs if s.suite == suite]
+            )
+            for suite in suites
+        ]
+
+
+class GoldgateSuite(pytest.Collector):
+    """One suite: an item per gated metric."""
+
+    def __init__(self, *, specs: Sequence[ItemSpec], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.specs = list(specs)
+
+    def collect(self) -> list[pytest.Item | pytest.Collector]:
+        """One item per gated metric."""
+        return [GoldgateItem.from_parent(self, name=spec.name, spec=spec) for spec in self.specs]
+
+
+class GoldgateItem(pytest.Item):
+    """The gate checks of one metric of one suite (all rules, all tag slices)."""
+
+    def __init__(self, *, spec: ItemSpec, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.spec = spec
+
+    def runtest(self) -> None:
+        """Fail when a check of this metric failed; skip when none could be evaluated."""
+        from goldgate.result import CheckStatus
+
+        session = _session(self.config)
+        suite = session.suite_result(self.spec.suite)
+        if suite.error is not None:
+            raise GoldgateError(f"suite {suite.name!r}: {suite.error}")
+        checks = [c for c in suite.checks if self.spec.metric in (None, c.metric)]
+        failed = failed_checks(suite, self.spec.metric)
+        for check in checks:
+            self.user_properties.append((check.id, check.status.value))
+        if failed and not session.settings.bless:
+            outcome = session.outcome
+            raise GateFailed(render_failure(suite, failed, outcome.result if outcome else None))
+        if checks and all(c.status is CheckStatus.SKIPPED for c in checks):
+            pytest.skip(checks[0].message)
+
+    def repr_failure(
+        self,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: Any = None,
+    ) -> str | Any:
+        """goldgate's own text for gate failures and library errors, no traceback."""
+        if isinstance(excinfo.value, GateFailed):
+            return excinfo.value.text
+        if isinstance(excinfo.value, GoldgateError):
+            return f"goldgate: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        """Where the check is configured."""
+        return self.path, None, self.nodeid
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Append goldgate's items (before -k, -m and --lf select), and check fixture users."""
+    state = _session(config)
+    uses = any(
+        FIXTURE in getattr(item, "fixturenames", ()) or item.get_closest_marker(MARKER)
+        for item in items
+    )
+    if uses and not state.is_worker:
+        try:
+            state.config()
+        except ConfigError as exc:
+            raise _usage_error(exc) from None
+    if not state.settings.enabled:
+        return
+    goldgate_config = state.config()
+    root = GoldgateRoot.from_parent(
+        session,
+        name=ROOT_NAME,
+        nodeid=ROOT_NAME,
+        path=goldgate_config.source or goldgate_config.root,
+        specs=state.item_specs(),
+    )
+    # genitems sends the usual collection hooks, so counts and --collect-only include them.
+    items.extend(session.genitems(root))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Remember which suites still have items after selection."""
+    state = _session(session.config)
+    state.select(item.spec.suite for item in session.items if isinstance(item, GoldgateItem))
+
+
+# -- the fixture and the marker -------------------------------------------------------------
+
+
+class GoldgateChecker:
+    """What the ``goldgate`` fixture gives a test: ``check(suite, system=...)``."""
+
+    def __init__(self, session: GoldgateSession, test_id: str) -> None:
+        self._session = session
+        self._test_id = test_id
+
+    def check(
+        self, suite: str, *, system: SystemSpec | None = None, **settings: Any
+    ) -> SuiteResult:
+        """Run ``system`` on ``suite`` and assert its gate; return the suite's result.
+
+        ``system`` is a Python callable (input → text, sync or async), a ``module:function``
+        path, a mapping of system settings, or None for the configured system. ``settings``
+        override ``concurrency``, ``timeout_s``, ``samples`` or ``env``. Under
+        ``--goldgate-bless`` a regression passes and the suite is blessed at session end.
+        """
+        __tracebackhide__ = True
+        return self._session.check(suite, system=system, overrides=settings, test_id=self._test_id)
+
+
+@pytest.fixture
+def goldgate(request: pytest.FixtureRequest) -> GoldgateChecker:
+    """Evaluate a Python callable against a goldgate suite: ``goldgate.check("qa", system=f)``."""
+    return GoldgateChecker(_session(request.config), request.node.nodeid)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """After a test marked ``@pytest.mark.goldgate(suite=...)`` passes, check its suite."""
+    __tracebackhide__ = True
+    result = yield
+    marker = item.get_closest_marker(MARKER)
+    if marker is not None:
+        kwargs = dict(marker.kwargs)
+        suite = kwargs.pop("suite", marker.args[0] if marker.args else None)
+        if not isinstance(suite, str):
+            raise pytest.UsageError(
+                f"{item.nodeid}: @pytest.mark.{MARKER} needs suite='name' (got {suite!r})"
+            )
+        system = kwargs.pop("system", None)
+        _session(item.config).check(suite, system=system, overrides=kwargs, test_id=item.nodeid)
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Show a fixture or marker gate failure as goldgate's text, not as a traceback."""
+    report = yield
+    if call.excinfo is not None and not isinstance(item, GoldgateItem):
+        error = call.excinfo.value
+        if isinstance(error, GateFailed | GoldgateError):
+            where = _test_location(item, call.excinfo)
+            text = error.text if isinstance(error, GateFailed) else f"goldgate: {error}"
+            report.longrepr = f"{where}{text}"
+    return report
+
+
+def _test_location(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseException]) -> str:
+    for entry in reversed(excinfo.traceback):
+        if Path(entry.path) == item.path:
+            return f"{item.path.name}:{entry.lineno + 1}: "
+    return ""
+
+
+# -- the end of the session -----------------------------------------------------------------
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Bless once, on the controller (or the lone process), when asked to."""
+    state = _session(session.config)
+    state.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+    if state.bless_failed:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
+    """The metric table of the run, once per session, and what was blessed."""
+    state = _session(config)
+    if state.is_worker:
+        return
+    outcome = state.outcome
+    lines: list[str] = []
+    if outcome is not None and outcome.result is not None:
+        lines += render_summary(outcome.result)
+        report_dir = state.config().report.dir
+        lines.append(f"reports: {report_dir}")
+    elif outcome is not None and outcome.error is not None:
+        lines.append(f"error: {outcome.error}")
+    for test_id, suite in state.checks:
+        lines.append(f"{test_id}: suite {suite.name!r} {suite.verdict.value}")
+    lines += state.messages
+    if lines:
+        terminalreporter.write_sep("=", "goldgate")
+        for line in lines:
+            terminalreporter.write_line(line)

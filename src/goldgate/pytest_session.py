@@ -1,0 +1,596 @@
+"""The state of one pytest session for goldgate, and the calls into the library it makes.
+
+The plugin (:mod:`goldgate.pytest_plugin`) only declares options and forwards hooks; this
+module decides what runs and when. Outputs are obtained from each system exactly once and
+written to predictions files in a scratch directory; the gate is then computed by
+:func:`goldgate.runner.run` from those files, and ``--goldgate-bless`` blesses from the same
+files, so blessing never calls the system a second time. Under pytest-xdist the controller
+does this once and hands the result to the workers as a JSON file in that directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from goldgate.errors import GoldgateError, did_you_mean
+
+if TYPE_CHECKING:
+    # Imported where used: the plugin is imported by every pytest run in an environment that
+    # has goldgate installed, and pydantic models cost a noticeable part of a second.
+    from goldgate.config import Config, SystemConfig
+    from goldgate.result import CheckResult, RunResult, SuiteResult
+
+#: The id of the root of every goldgate test item: ``goldgate::<suite>::<metric>``.
+ROOT_NAME = "goldgate"
+#: The item of a suite that has no gate rules: it fails only when the suite cannot be scored.
+UNGATED_ITEM = "scored"
+#: The xdist ``workerinput`` key naming the directory shared by the controller and workers.
+WORKDIR_KEY = "goldgate_workdir"
+HANDOFF_FILE = "run.json"
+BLESS_QUEUE = "bless"
+#: System settings a fixture check may override (the source is given by ``system=``).
+SYSTEM_OVERRIDES = ("concurrency", "timeout_s", "samples", "env")
+SHOWN_EXAMPLES = 5
+SHOWN_CHARS = 160
+
+#: What a fixture check evaluates: a Python callable, a ``module:function`` path, or the
+#: settings of a system (``{"predictions": "out/{suite}.jsonl"}``).
+SystemSpec = Callable[..., Any] | str | Mapping[str, Any]
+
+
+class GateFailed(AssertionError):
+    """A suite's gate failed; ``text`` is the readable report pytest shows."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The plugin's options after command line and ini values are merged."""
+
+    enabled: bool = False
+    bless: bool = False
+    config_path: Path | None = None
+    report_dir: Path | None = None
+    rootdir: Path = field(default_factory=Path.cwd)
+
+
+@dataclass
+class Outcome:
+    """The session's run of the configured suites: a result, or why there is none."""
+
+    result: RunResult | None = None
+    error: str | None = None
+
+    def to_json(self) -> str:
+        """The handoff document read by xdist workers."""
+        result = None if self.result is None else self.result.model_dump(mode="json")
+        return json.dumps({"result": result, "error": self.error})
+
+    @classmethod
+    def from_json(cls, text: str) -> Outcome:
+        """Read what :meth:`to_json` wrote."""
+        from goldgate.result import RunResult
+
+        data = json.loads(text)
+        result = data.get("result")
+        return cls(
+            result=None if result is None else RunResult.model_validate(result),
+            error=data.get("error"),
+        )
+
+
+@dataclass(frozen=True)
+class ItemSpec:
+    """One test item: a suite and one gated metric of it (None for an ungated suite)."""
+
+    suite: str
+    metric: str | None
+
+    @property
+    def name(self) -> str:
+        """The item's name under its suite."""
+        return self.metric if self.metric is not None else UNGATED_ITEM
+
+
+class GoldgateSession:
+    """Per-run state: the configuration, the run of the suites, fixture checks, blessing."""
+
+    def __init__(self, settings: Settings, *, workdir: Path | None = None) -> None:
+        self.settings = settings
+        #: set on an xdist worker: the controller's directory (holding the handoff)
+        self.shared_workdir = workdir
+        self._config: Config | None = None
+        self._workdir: Path | None = None
+        self._owned_workdir = False
+        self._outcome: Outcome | None = None
+        self._replayed: Config | None = None
+        self._blessable: list[str] = []
+        self.selected: list[str] = []
+        #: (test id, suite result) of every fixture or marker check, in order
+        self.checks: list[tuple[str, SuiteResult]] = []
+        self.messages: list[str] = []
+        self.bless_failed = False
+
+    @property
+    def is_worker(self) -> bool:
+        """True in a pytest-xdist worker, which reads the controller's run."""
+        return self.shared_workdir is not None
+
+    # -- configuration --------------------------------------------------------------------
+
+    def config(self) -> Config:
+        """The loaded configuration (``ConfigError`` when it is invalid or missing)."""
+        if self._config is None:
+            from goldgate.config import load_config
+
+            config = load_config(self.settings.config_path, cwd=self.settings.rootdir)
+            if self.settings.report_dir is not None:
+                report = config.report.model_copy(update={"dir": self.settings.report_dir})
+                config = config.model_copy(update={"report": report})
+            self._config = config
+        return self._config
+
+    def item_specs(self) -> list[ItemSpec]:
+        """One item per gated metric of every suite, in configuration order."""
+        specs: list[ItemSpec] = []
+        for name, suite in self.config().suites.items():
+            if suite.gate:
+                specs += [ItemSpec(name, metric) for metric in suite.gate]
+            else:
+                specs.append(ItemSpec(name, None))
+        return specs
+
+    def select(self, suites: Iterable[str]) -> None:
+        """Remember which suites have items left after ``-k``, ``--lf`` and deselection."""
+        self.selected = list(dict.fromkeys(suites))
+
+    # -- scratch space --------------------------------------------------------------------
+
+    def workdir(self) -> Path:
+        """A directory for predictions and the xdist handoff, removed by :meth:`close`."""
+        if self.shared_workdir is not None:
+            return self.shared_workdir
+        if self._workdir is None:
+            self._workdir = Path(tempfile.mkdtemp(prefix="goldgate-pytest-"))
+            self._owned_workdir = True
+        return self._workdir
+
+    def close(self) -> None:
+        """Remove the scratch directory this process created."""
+        if self._owned_workdir and self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+
+    # -- the run of the configured suites -------------------------------------------------
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The run, if this process has made or read it."""
+        return self._outcome
+
+    def suite_result(self, suite: str) -> SuiteResult:
+        """The result of ``suite``, running every selected suite on first use."""
+        outcome = self._ensure_outcome()
+        if outcome.error is not None:
+            raise GoldgateError(outcome.error)
+        if outcome.result is not None:
+            for found in outcome.result.suites:
+                if found.name == suite:
+                    return found
+        raise GoldgateError(f"suite {suite!r} was not run (selected: {', '.join(self.selected)})")
+
+    def _ensure_outcome(self) -> Outcome:
+        if self._outcome is None:
+            if self.is_worker:
+                self._outcome = self._read_handoff()
+            else:
+                self._outcome = self.compute(self.selected)
+        return self._outcome
+
+    def compute_for_ids(self, node_ids: Sequence[str]) -> None:
+        """On the xdist controller: run the suites of the collected items and publish."""
+        if self._outcome is not None:
+            return
+        prefix = ROOT_NAME + "::"
+        suites = [nid.split("::")[1] for nid in node_ids if nid.startswith(prefix)]
+        if not suites:
+            return
+        self.select(suites)
+        self._outcome = self.compute(self.selected)
+        path = self.workdir() / HANDOFF_FILE
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.write_text(self._outcome.to_json(), encoding="utf-8")
+        temporary.replace(path)
+
+    def _read_handoff(self) -> Outcome:
+        path = self.workdir() / HANDOFF_FILE
+        try:
+            return Outcome.from_json(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return Outcome(error=f"the xdist controller published no goldgate run ({path})")
+
+    def compute(self, suites: Sequence[str]) -> Outcome:
+        """Obtain each suite's outputs once, gate them and write the reports."""
+        from goldgate.runner import run, write_result
+
+        try:
+            config = self.config()
+            replays: dict[str, SystemConfig] = {}
+            failures: dict[str, str] = {}
+            for name in suites:
+                try:
+                    outputs = obtain(config, name, config.system_for(name))
+                except GoldgateError as exc:
+                    failures[name] = str(exc)
+                    continue
+                replays[name] = self._replay_system(name, outputs)
+            replayed = with_systems(config, replays)
+            result = run(replayed, suites=list(replays), write_reports=False)
+            result = _with_failures(config, result, failures)
+            write_result(result, config.report.dir, list(config.report.formats))
+        except GoldgateError as exc:
+            return Outcome(error=str(exc))
+        self._replayed = replayed
+        self._blessable = list(replays)
+        return Outcome(result=result)
+
+    def _replay_system(self, suite: str, outputs: dict[str, list[str]]) -> SystemConfig:
+        directory = self.workdir() / "replay"
+        directory.mkdir(exist_ok=True)
+        digest = hashlib.sha256(json.dumps(outputs, sort_keys=True).encode()).hexdigest()[:16]
+        return write_predictions(directory / f"{suite}-{digest}.jsonl", outputs)
+
+    # -- fixture and marker checks --------------------------------------------------------
+
+    def check(
+        self,
+        suite: str,
+        *,
+        system: SystemSpec | None = None,
+        overrides: Mapping[str, Any] | None = None,
+        test_id: str = "",
+    ) -> SuiteResult:
+        """Evaluate ``system`` on ``suite``; raise :class:`GateFailed` when the gate fails."""
+        from goldgate.result import Verdict
+        from goldgate.runner import run
+
+        config = self.config()
+        if suite not in config.suites:
+            hint = did_you_mean(suite, list(config.suites))
+            raise GoldgateError(
+                f"no suite {suite!r} in {config.source}{hint}; suites: {', '.join(config.suites)}"
+            )
+        configured = config.system_for(suite)
+        function, settings = system_settings(configured, system, overrides or {})
+        outputs = obtain(config, suite, settings, function=function)
+        replay = self._replay_system(suite, outputs)
+        replayed = with_systems(config, {suite: replay})
+        result = run(replayed, suites=[suite], write_reports=False)
+        suite_result = result.suites[0]
+        self.checks.append((test_id, suite_result))
+        if suite_result.error is not None:
+            raise GoldgateError(suite_result.error)
+        if self.settings.bless:
+            self._queue_bless(suite, replay, test_id)
+        elif suite_result.verdict is Verdict.REGRESSED:
+            raise GateFailed(render_failure(suite_result, _failed(suite_result.checks), result))
+        return suite_result
+
+    def _queue_bless(self, suite: str, replay: SystemConfig, test_id: str) -> None:
+        # Queued as files so that the controller blesses what xdist workers checked.
+        queue = self.workdir() / BLESS_QUEUE
+        queue.mkdir(exist_ok=True)
+        entry = {"suite": suite, "system": replay.model_dump(mode="json"), "test": test_id}
+        name = hashlib.sha256(f"{test_id}\0{suite}".encode()).hexdigest()[:16]
+        (queue / f"{name}.json").write_text(json.dumps(entry), encoding="utf-8")
+
+    # -- the end of the session -----------------------------------------------------------
+
+    def finish(self, *, interrupted: bool) -> None:
+        """Bless, once, what this session ran (only on the controller or a lone process)."""
+        if self.is_worker or not self.settings.bless or interrupted:
+            return
+        from goldgate.config import SystemConfig
+        from goldgate.runner import bless
+
+        try:
+            if self._replayed is not None and self._blessable:
+                every = set(self._blessable) == set(self._replayed.suites)
+                path = bless(self._replayed, suites=None if every else self._blessable)
+                self.messages.append(f"blessed {', '.join(self._blessable)} into {path}")
+            for entry in self._bless_queue():
+                config = self.config()
+                suite = entry["suite"]
+                replayed = with_systems(config, {suite: SystemConfig(**entry["system"])})
+                path = bless(replayed, suites=[suite])
+                self.messages.append(f"blessed {suite} (from {entry['test']}) into {path}")
+        except GoldgateError as exc:
+            self.bless_failed = True
+            self.messages.append(f"could not bless: {exc}")
+
+    def _bless_queue(self) -> list[dict[str, Any]]:
+        directory = self.workdir() / BLESS_QUEUE
+        if not directory.is_dir():
+            return []
+        entries = [json.loads(p.read_text(encoding="utf-8")) for p in directory.glob("*.json")]
+        return sorted(entries, key=lambda entry: (entry["test"], entry["suite"]))
+
+
+# -- library calls ------------------------------------------------------------------------
+
+
+def obtain(
+    config: Config,
+    suite: str,
+    system: SystemConfig,
+    *,
+    function: Callable[..., Any] | None = None,
+) -> dict[str, list[str]]:
+    """The outputs of ``system`` (or of the Python ``function``) for every golden record."""
+    from goldgate.cache import input_hash
+    from goldgate.goldens import load_goldens
+    from goldgate.systems import Call, obtain_outputs, run_callable
+
+    golden = load_goldens(config.suites[suite].goldens, suite)
+    if function is None:
+        return obtain_outputs(system, golden, root=config.root, cache_dir=config.cache_dir)
+    outputs: dict[str, list[str]] = {r.id: [""] * system.samples for r in golden.records}
+    calls = [
+        Call(record, sample, (record.id, input_hash(record.input), sample))
+        for record in golden.records
+        for sample in range(system.samples)
+    ]
+
+    def deliver(call: Call, output: str) -> None:
+        outputs[call.record.id][call.sample] = output
+
+    run_callable(function, calls, deliver, system=system)
+    return outputs
+
+
+def system_settings(
+    configured: SystemConfig, system: SystemSpec | None, overrides: Mapping[str, Any]
+) -> tuple[Callable[..., Any] | None, SystemConfig]:
+    """The system a fixture check runs: a Python function (or None) and its settings."""
+    from goldgate.config import SystemConfig
+
+    for key in overrides:
+        if key not in SYSTEM_OVERRIDES:
+            raise TypeError(
+                f"goldgate.check() got an unexpected keyword {key!r}"
+                f"{did_you_mean(key, SYSTEM_OVERRIDES)}; it takes system= and "
+                f"{', '.join(SYSTEM_OVERRIDES)}"
+            )
+    data = configured.model_dump()
+    data.update(overrides)
+    function: Callable[..., Any] | None = None
+    if system is not None:
+        for source in ("predictions", "command", "callable"):
+            data[source] = None
+        if isinstance(system, str):
+            data["callable"] = system
+        elif isinstance(system, Mapping):
+            data.update(system)
+        elif callable(system):
+            function = system
+            # A placeholder passes validation; the label below is what error messages show.
+            data["callable"] = "goldgate_check:function"
+        else:
+            raise TypeError(
+                f"system= must be a callable, 'module:function' or a mapping, not "
+                f"{type(system).__name__}"
+            )
+    try:
+        settings = SystemConfig.model_validate(data)
+    except ValueError as exc:
+        raise GoldgateError(f"goldgate.check(): invalid system settings: {exc}") from None
+    if function is not None:
+        label = getattr(function, "__qualname__", None) or type(function).__name__
+        module = getattr(function, "__module__", None) or "?"
+        settings = settings.model_copy(update={"callable": f"{module}:{label}", "cache": "off"})
+    return function, settings
+
+
+def write_predictions(path: Path, outputs: Mapping[str, Sequence[str]]) -> SystemConfig:
+    """Write outputs as a predictions file and return the system that reads it back."""
+    from goldgate.config import SystemConfig
+
+    samples = len(next(iter(outputs.values()), [""]))
+    with path.open("w", encoding="utf-8") as handle:
+        for example_id, texts in outputs.items():
+            row: dict[str, Any] = {"id": example_id}
+            if samples == 1:
+                row["output"] = texts[0]
+            else:
+                row["outputs"] = list(texts)
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return SystemConfig(predictions=str(path), samples=samples)
+
+
+def with_systems(config: Config, systems: Mapping[str, SystemConfig]) -> Config:
+    """``config`` with the named suites' systems replaced."""
+    suites = {
+        name: suite.model_copy(update={"system": systems[name]}) if name in systems else suite
+        for name, suite in config.suites.items()
+    }
+    return config.model_copy(update={"suites": suites})
+
+
+def _with_failures(config: Config, result: RunResult, failures: Mapping[str, str]) -> RunResult:
+    """Put suites whose system failed back into the result, in configuration order."""
+    if not failures:
+        return result
+    from goldgate.gate import combine_verdicts
+    from goldgate.result import SuiteResult, Verdict
+
+    done = {suite.name: suite for suite in result.suites}
+    suites: list[SuiteResult] = []
+    for name in config.suites:
+        if name in done:
+            suites.append(done[name])
+        elif name in failures:
+            suites.append(
+                SuiteResult(
+                    name=name,
+                    verdict=Verdict.ERROR,
+                    goldens=_relative(config.suites[name].goldens, config.root),
+                    golden_hash="",
+                    n_examples=0,
+                    metrics=[],
+                    checks=[],
+                    error=failures[name],
+                )
+            )
+    return result.model_copy(
+        update={
+            "suites": suites,
+            "verdict": combine_verdicts([suite.verdict for suite in suites]),
+            "errors": [*result.errors, *failures.values()],
+        }
+    )
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _failed(checks: Iterable[CheckResult]) -> list[CheckResult]:
+    from goldgate.result import CheckStatus
+
+    return [check for check in checks if check.status is CheckStatus.FAIL]
+
+
+def failed_checks(suite: SuiteResult, metric: str | None) -> list[CheckResult]:
+    """The failed checks of one item (one metric, or the whole suite when None)."""
+    return _failed(c for c in suite.checks if metric is None or c.metric == metric)
+
+
+# -- text pytest shows --------------------------------------------------------------------
+
+
+def _num(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def _signed(value: float | None) -> str:
+    return "—" if value is None else f"{value:+.2f}"
+
+
+def metric_table(suite: SuiteResult, *, indent: str = "  ") -> list[str]:
+    """The suite's metrics: baseline, current, delta, interval and p-value, aligned."""
+    header = ["metric", "baseline", "current", "delta", "interval", "p"]
+    rows = [header]
+    for summary in suite.metrics:
+        interval = summary.interval
+        rows.append(
+            [
+                summary.metric,
+                _num(summary.baseline),
+                _num(summary.current),
+                _signed(summary.delta),
+                "—" if interval is None else f"[{interval.low:+.2f}, {interval.high:+.2f}]",
+                "—" if summary.p_value is None else f"{summary.p_value:.3f}",
+            ]
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = []
+    for row in rows:
+        cells = [row[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
+        ]
+        lines.append((indent + "  ".join(cells)).rstrip())
+    return lines
+
+
+def suite_heading(suite: SuiteResult) -> str:
+    """``suite 'qa': regressed (50 examples, goldens/qa.jsonl)``."""
+    size = f"{suite.n_examples} examples, {suite.goldens}"
+    return f"suite {suite.name!r}: {suite.verdict.value} ({size})"
+
+
+def worst_regressed(suite: SuiteResult, metrics: Sequence[str], limit: int) -> list[str]:
+    """The examples that fell furthest on ``metrics``, each with its texts."""
+    ranked: list[tuple[float, int, list[str]]] = []
+    for position, example in enumerate(suite.examples):
+        moves = []
+        fall = 0.0
+        for metric in metrics:
+            now = example.scores.get(metric)
+            then = example.baseline_scores.get(metric)
+            if now is None or then is None or now >= then:
+                continue
+            fall = max(fall, then - now)
+            moves.append(f"{metric} {then:.2f} → {now:.2f}")
+        if not moves:
+            continue
+        where = f"{suite.goldens}:{example.line}" if example.line else suite.goldens
+        lines = [f"  {example.id} ({where}): {', '.join(moves)}"]
+        lines.append(f"    input:     {_clip(example.input)}")
+        for reference in example.references[:3]:
+            lines.append(f"    reference: {_clip(reference)}")
+        lines.append(f"    output:    {_clip(example.output)}")
+        if example.baseline_output is not None:
+            lines.append(f"    was:       {_clip(example.baseline_output)}")
+        ranked.append((-fall, position, lines))
+    ranked.sort(key=lambda item: item[:2])
+    shown = [line for _, _, lines in ranked[:limit] for line in lines]
+    if len(ranked) > limit:
+        shown.append(f"  … and {len(ranked) - limit} more")
+    return shown
+
+
+def _clip(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = text.replace("\r", "\\r").replace("\n", "\\n")
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
+
+def render_failure(
+    suite: SuiteResult, failed: Sequence[CheckResult], result: RunResult | None = None
+) -> str:
+    """The failure text of a suite: failed checks, the metric table, the worst examples."""
+    lines = [f"goldgate {suite_heading(suite)}"]
+    if result is not None and result.baseline:
+        found = "" if result.baseline_found else " (not found)"
+        lines.append(f"baseline: {result.baseline}{found}")
+    lines.append("failed checks:")
+    lines += [f"  {check.rule} {check.threshold:g}: {check.message}" for check in failed]
+    lines.append("metrics:")
+    lines += metric_table(suite)
+    metrics = list(dict.fromkeys(check.metric for check in failed))
+    examples = worst_regressed(suite, metrics, SHOWN_EXAMPLES)
+    if examples:
+        lines.append(f"worst regressed examples ({', '.join(metrics)}):")
+        lines += examples
+    return "\n".join(lines)
+
+
+def render_summary(result: RunResult) -> list[str]:
+    """The terminal summary of a run: the verdict and each suite's table."""
+    from goldgate.result import CheckStatus
+
+    lines = [f"verdict: {result.verdict.value}"]
+    for suite in result.suites:
+        lines.append(suite_heading(suite))
+        if suite.error is not None:
+            lines.append(f"  error: {suite.error}")
+            continue
+        lines += metric_table(suite)
+        for check in suite.checks:
+            if check.status is not CheckStatus.PASS:
+                lines.append(f"  {check.status.value}: {check.message}")
+    lines += [f"hint: {hint}" for hint in result.hints]
+    return lines

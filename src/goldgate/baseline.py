@@ -106,6 +106,17 @@ def strip_nrefs(signature: str) -> str:
 def parse_baseline(text: str, source: str) -> Baseline:
     """Parse and check a baseline document; ``source`` names it in errors."""
     try:
+        # The fast path: pydantic parses and validates in one pass.
+        fast = Baseline.model_validate_json(text)
+    except ValidationError:
+        # The slow path exists to explain what is wrong, naming the line or key.
+        return _explain(text, source)
+    _check_consistency(fast, source)
+    return fast
+
+
+def _explain(text: str, source: str) -> Baseline:
+    try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BaselineError(

@@ -11,7 +11,6 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -294,6 +293,24 @@ def test_the_marker_checks_after_the_test_body(project: pytest.Pytester) -> None
     )
     assert len(calls(project)) == N_QA  # test_bad only: a failed body skips the check
 
+    project.makepyfile(
+        test_marker="""
+        import pytest
+
+        @pytest.mark.goldgate(suite="qaa")
+        def test_typo():
+            pass
+        """
+    )
+    typo = run(project)
+    assert typo.ret == pytest.ExitCode.USAGE_ERROR
+    typo.stderr.fnmatch_lines(
+        [
+            "ERROR: test_marker.py::test_typo: @pytest.mark.goldgate: no suite 'qaa' in *"
+            "goldgate.yaml (did you mean 'qa'?)"
+        ]
+    )
+
 
 def test_fixture_checks_are_blessed_at_session_end(project: pytest.Pytester) -> None:
     bless_library(project)
@@ -399,13 +416,29 @@ def test_xdist_runs_the_system_and_gate_once(project: pytest.Pytester) -> None:
     assert summary_sections(output) == 1
 
 
-def test_xdist_bless_once(project: pytest.Pytester) -> None:
+def test_xdist_bless_once_with_fixture_checks_from_workers(project: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
+    project.makepyfile(
+        test_fixture="""
+        def test_echo_worse(goldgate):
+            goldgate.check("echo", system=lambda x: "no idea")
+
+        def test_plain():
+            pass
+        """
+    )
     result = project.runpytest_subprocess(*QUIET, "-n", "2", "--goldgate-bless")
     assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines(["blessed qa, echo into *"])
-    assert len(calls(project)) == N_QA + N_ECHO
-    assert Path(project.path / "goldgate.baseline.json").exists()
+    result.assert_outcomes(passed=5)
+    result.stdout.fnmatch_lines(
+        [
+            "blessed qa, echo into *goldgate.baseline.json",
+            "blessed echo (from test_fixture.py::test_echo_worse) into *",
+        ]
+    )
+    assert len(calls(project)) == N_QA + N_ECHO  # the configured systems, once
+    assert baseline_score(project, "qa", "exact_match") == 100.0
+    assert baseline_score(project, "echo", "exact_match") == 0.0  # fixture checks bless last
 
 
 def test_importing_the_plugin_stays_light() -> None:

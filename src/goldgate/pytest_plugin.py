@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from goldgate.errors import ConfigError, GoldgateError
+from goldgate.errors import ConfigError, GoldgateError, did_you_mean
 from goldgate.pytest_session import (
     ROOT_NAME,
     WORKDIR_KEY,
@@ -109,7 +109,11 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     workerinput = getattr(config, "workerinput", None)
     shared = workerinput.get(WORKDIR_KEY) if workerinput is not None else None
-    session = GoldgateSession(_settings(config), workdir=Path(shared) if shared else None)
+    session = GoldgateSession(
+        _settings(config),
+        is_worker=workerinput is not None,
+        workdir=Path(shared) if shared else None,
+    )
     config.stash[SESSION_KEY] = session
     if session.settings.enabled:
         try:
@@ -193,7 +197,9 @@ class GoldgateItem(pytest.Item):
         failed = failed_checks(suite, self.spec.metric)
         for check in checks:
             self.user_properties.append((check.id, check.status.value))
-        if failed and not session.settings.bless:
+        if session.settings.bless:
+            return  # today's scores are being accepted: nothing to fail or skip
+        if failed:
             outcome = session.outcome
             raise GateFailed(render_failure(suite, failed, outcome.result if outcome else None))
         if checks and all(c.status is CheckStatus.SKIPPED for c in checks):
@@ -222,15 +228,22 @@ def pytest_collection_modifyitems(
 ) -> None:
     """Append goldgate's items (before -k, -m and --lf select), and check fixture users."""
     state = _session(config)
-    uses = any(
-        FIXTURE in getattr(item, "fixturenames", ()) or item.get_closest_marker(MARKER)
-        for item in items
-    )
+    marked = [item for item in items if item.get_closest_marker(MARKER) is not None]
+    uses = marked or any(FIXTURE in getattr(item, "fixturenames", ()) for item in items)
+    # On an xdist worker a usage error is an internal error of the whole run: there the same
+    # problems fail the tests concerned instead, with the same message.
     if uses and not state.is_worker:
         try:
-            state.config()
+            suites = state.config().suites
         except ConfigError as exc:
             raise _usage_error(exc) from None
+        for item in marked:
+            suite = _marker_check(item)[0]
+            if suite not in suites:
+                raise pytest.UsageError(
+                    f"{item.nodeid}: @pytest.mark.{MARKER}: no suite {suite!r} in"
+                    f" {state.config().source}{did_you_mean(suite, list(suites))}"
+                )
     if not state.settings.enabled:
         return
     goldgate_config = state.config()
@@ -286,17 +299,24 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     """After a test marked ``@pytest.mark.goldgate(suite=...)`` passes, check its suite."""
     __tracebackhide__ = True
     result = yield
-    marker = item.get_closest_marker(MARKER)
-    if marker is not None:
-        kwargs = dict(marker.kwargs)
-        suite = kwargs.pop("suite", marker.args[0] if marker.args else None)
-        if not isinstance(suite, str):
-            raise pytest.UsageError(
-                f"{item.nodeid}: @pytest.mark.{MARKER} needs suite='name' (got {suite!r})"
-            )
-        system = kwargs.pop("system", None)
-        _session(item.config).check(suite, system=system, overrides=kwargs, test_id=item.nodeid)
+    if item.get_closest_marker(MARKER) is not None:
+        suite, system, settings = _marker_check(item)
+        _session(item.config).check(suite, system=system, overrides=settings, test_id=item.nodeid)
     return result
+
+
+def _marker_check(item: pytest.Item) -> tuple[str, SystemSpec | None, dict[str, Any]]:
+    """The suite, system and settings of an item's goldgate marker."""
+    marker = item.get_closest_marker(MARKER)
+    if marker is None:
+        raise ValueError(f"{item.nodeid} has no {MARKER} marker")
+    settings = dict(marker.kwargs)
+    suite = settings.pop("suite", marker.args[0] if marker.args else None)
+    if not isinstance(suite, str) or len(marker.args) > 1:
+        raise pytest.UsageError(
+            f"{item.nodeid}: use @pytest.mark.{MARKER}(suite='name', system=..., **settings)"
+        )
+    return suite, settings.pop("system", None), settings
 
 
 @pytest.hookimpl(wrapper=True)

@@ -14,6 +14,7 @@ import hashlib
 import json
 import shutil
 import tempfile
+import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,9 +106,13 @@ class ItemSpec:
 class GoldgateSession:
     """Per-run state: the configuration, the run of the suites, fixture checks, blessing."""
 
-    def __init__(self, settings: Settings, *, workdir: Path | None = None) -> None:
+    def __init__(
+        self, settings: Settings, *, is_worker: bool = False, workdir: Path | None = None
+    ) -> None:
         self.settings = settings
-        #: set on an xdist worker: the controller's directory (holding the handoff)
+        #: True in a pytest-xdist worker, which reads the controller's run
+        self.is_worker = is_worker
+        #: on an xdist worker: the controller's directory (holding the handoff)
         self.shared_workdir = workdir
         self._config: Config | None = None
         self._workdir: Path | None = None
@@ -120,11 +125,6 @@ class GoldgateSession:
         self.checks: list[tuple[str, SuiteResult]] = []
         self.messages: list[str] = []
         self.bless_failed = False
-
-    @property
-    def is_worker(self) -> bool:
-        """True in a pytest-xdist worker, which reads the controller's run."""
-        return self.shared_workdir is not None
 
     # -- configuration --------------------------------------------------------------------
 
@@ -197,6 +197,11 @@ class GoldgateSession:
                 self._outcome = self.compute(self.selected)
         return self._outcome
 
+    def _crashed(self, exc: Exception) -> Outcome:
+        # A bug, not bad input: keep the traceback, and never run the suites a second time.
+        trace = "".join(traceback.format_exception(exc)).rstrip()
+        return Outcome(error=f"goldgate crashed: {type(exc).__name__}: {exc}\n{trace}")
+
     def compute_for_ids(self, node_ids: Sequence[str]) -> None:
         """On the xdist controller: run the suites of the collected items and publish."""
         if self._outcome is not None:
@@ -240,6 +245,8 @@ class GoldgateSession:
             write_result(result, config.report.dir, list(config.report.formats))
         except GoldgateError as exc:
             return Outcome(error=str(exc))
+        except Exception as exc:
+            return self._crashed(exc)
         self._replayed = replayed
         self._blessable = list(replays)
         return Outcome(result=result)

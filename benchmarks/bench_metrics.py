@@ -28,11 +28,13 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,7 +74,12 @@ class Run:
 
 
 def run_process(argv: list[str]) -> Run:
-    """Run one command to completion; wall time, peak RSS of the child, and its stdout."""
+    """Run one command to completion; wall time, peak RSS of the child, and its stdout.
+
+    Linux carries the parent's high-water RSS into a child's ``ru_maxrss`` at fork and exec,
+    so this script streams its files and stays small; ``main`` prints its own peak, below
+    which a child's figure would mean nothing.
+    """
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
         process = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE)
@@ -98,7 +105,7 @@ def peer_command(peer: str, corpus: Path) -> list[str]:
 
 
 # --- corpora ----------------------------------------------------------------------------------
-def _write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
+def _write_jsonl(path: Path, rows: Iterable[dict[str, object]]) -> Path:
     with path.open("w", encoding="utf-8") as handle:
         for row in rows:
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
@@ -140,7 +147,7 @@ def generate_corpora(directory: Path, *, quick: bool) -> dict[str, Path]:
 
     makers = {"mt": mt_row, "summ": summ_row, "qa": qa_row}
     return {
-        name: _write_jsonl(directory / f"{name}.jsonl", [make() for _ in range(sizes[name])])
+        name: _write_jsonl(directory / f"{name}.jsonl", (make() for _ in range(sizes[name])))
         for name, make in makers.items()
     }
 
@@ -150,12 +157,17 @@ def real_corpora(data: Path) -> dict[str, Path] | None:
     return paths if all(path.exists() for path in paths.values()) else None
 
 
+def _stream(path: Path) -> Iterator[str]:
+    with path.open(encoding="utf-8") as handle:
+        yield from handle
+
+
 def combine(corpora: dict[str, Path], directory: Path) -> Path:
     """One file holding every corpus, for the all-in-one group (d)."""
     target = directory / "all.jsonl"
     with target.open("w", encoding="utf-8") as out:
         for path in corpora.values():
-            for line in path.read_text(encoding="utf-8").splitlines():
+            for line in _stream(path):
                 if line.strip():
                     row = json.loads(line)
                     record = {"candidate": row["candidate"], "references": row["references"]}
@@ -294,10 +306,13 @@ def main(argv: list[str] | None = None) -> int:
             corpora = generate_corpora(directory, quick=args.quick)
             source = "a generated corpus" + (" (--quick: timings mean nothing)" * args.quick)
         print(f"goldgate benchmark on {source}; median of {repeat} run(s) per command")
-        print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs\n")
+        load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+        print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load}\n")
         groups = build_groups(corpora, directory, args.groups, real)
         results = [measure(group, repeat) for group in groups]
         ok = report(results, check_floors=not args.quick)
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\nthis script's own peak: {own:.1f} MB (a child's peak cannot read lower)")
     if args.quick:
         print("\n--quick: scores compared, floors not checked")
     return 0 if ok else 1

@@ -397,11 +397,31 @@ def test_last_failed_and_exitfirst(project: pytest.Pytester) -> None:
     assert all(line.startswith("q") for line in calls(project)[-N_QA:])
 
 
-def test_xdist_runs_the_system_and_gate_once(project: pytest.Pytester) -> None:
+def test_xdist_runs_the_system_and_gate_once(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("xdist")
     bless_library(project)
     use_system(project, "bad")
     project.makepyfile(test_plain="def test_a():\n    pass\n\ndef test_b():\n    pass\n")
+    # Loaded by the controller and by every worker: counts report writes wherever they happen.
+    project.makeconftest(
+        """
+        import os
+        import goldgate.runner
+
+        _write_result = goldgate.runner.write_result
+
+        def counting(*args, **kwargs):
+            with open(os.environ["GG_WRITES"], "a") as handle:
+                handle.write("write\\n")
+            return _write_result(*args, **kwargs)
+
+        goldgate.runner.write_result = counting
+        """
+    )
+    writes = project.path / "writes.txt"
+    monkeypatch.setenv("GG_WRITES", str(writes))
     result = project.runpytest_subprocess(*QUIET, "-n", "2", "--goldgate", "-v")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(passed=4, failed=1)
@@ -414,6 +434,7 @@ def test_xdist_runs_the_system_and_gate_once(project: pytest.Pytester) -> None:
         [f"q{i:02d}" for i in range(1, N_QA + 1)] + [f"e{i}" for i in range(1, N_ECHO + 1)]
     )
     assert summary_sections(output) == 1
+    assert writes.read_text().splitlines() == ["write"]
 
 
 def test_xdist_bless_once_with_fixture_checks_from_workers(project: pytest.Pytester) -> None:

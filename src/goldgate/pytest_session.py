@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     # Imported where used: the plugin is imported by every pytest run in an environment that
     # has goldgate installed, and pydantic models cost a noticeable part of a second.
     from goldgate.config import Config, SystemConfig
-    from goldgate.result import CheckResult, RunResult, SuiteResult
+    from goldgate.result import CheckResult, ExampleResult, RunResult, SuiteResult
 
 #: The id of the root of every goldgate test item: ``goldgate::<suite>::<metric>``.
 ROOT_NAME = "goldgate"
@@ -529,7 +529,7 @@ def suite_heading(suite: SuiteResult) -> str:
 
 
 def worst_regressed(suite: SuiteResult, metrics: Sequence[str], limit: int) -> list[str]:
-    """The examples that fell furthest on ``metrics``, each with its texts."""
+    """The examples that fell furthest below the baseline on ``metrics``, with their texts."""
     ranked: list[tuple[float, int, list[str]]] = []
     for position, example in enumerate(suite.examples):
         moves = []
@@ -541,20 +541,38 @@ def worst_regressed(suite: SuiteResult, metrics: Sequence[str], limit: int) -> l
                 continue
             fall = max(fall, then - now)
             moves.append(f"{metric} {then:.2f} → {now:.2f}")
-        if not moves:
-            continue
-        where = f"{suite.goldens}:{example.line}" if example.line else suite.goldens
-        lines = [f"  {example.id} ({where}): {', '.join(moves)}"]
-        lines.append(f"    input:     {_clip(example.input)}")
-        for reference in example.references[:3]:
-            lines.append(f"    reference: {_clip(reference)}")
-        lines.append(f"    output:    {_clip(example.output)}")
-        if example.baseline_output is not None:
-            lines.append(f"    was:       {_clip(example.baseline_output)}")
-        ranked.append((-fall, position, lines))
+        if moves:
+            ranked.append((-fall, position, _example_lines(suite, example, ", ".join(moves))))
+    return _shown(ranked, limit)
+
+
+def extreme_examples(suite: SuiteResult, metric: str, *, highest: bool, limit: int) -> list[str]:
+    """The examples scoring lowest (or highest) on ``metric``: for bounds without a baseline."""
+    ranked: list[tuple[float, int, list[str]]] = []
+    for position, example in enumerate(suite.examples):
+        score = example.scores.get(metric)
+        if score is not None:
+            lines = _example_lines(suite, example, f"{metric} {score:.2f}")
+            ranked.append((-score if highest else score, position, lines))
+    return _shown(ranked, limit, more=False)
+
+
+def _example_lines(suite: SuiteResult, example: ExampleResult, scores: str) -> list[str]:
+    where = f"{suite.goldens}:{example.line}" if example.line else suite.goldens
+    lines = [f"  {example.id} ({where}): {scores}", f"    input:     {_clip(example.input)}"]
+    lines += [f"    reference: {_clip(reference)}" for reference in example.references[:3]]
+    lines.append(f"    output:    {_clip(example.output)}")
+    if example.baseline_output is not None and example.baseline_output != example.output:
+        lines.append(f"    was:       {_clip(example.baseline_output)}")
+    return lines
+
+
+def _shown(
+    ranked: list[tuple[float, int, list[str]]], limit: int, *, more: bool = True
+) -> list[str]:
     ranked.sort(key=lambda item: item[:2])
     shown = [line for _, _, lines in ranked[:limit] for line in lines]
-    if len(ranked) > limit:
+    if more and len(ranked) > limit:
         shown.append(f"  … and {len(ranked) - limit} more")
     return shown
 
@@ -577,11 +595,18 @@ def render_failure(
     lines += [f"  {check.rule} {check.threshold:g}: {check.message}" for check in failed]
     lines.append("metrics:")
     lines += metric_table(suite)
-    metrics = list(dict.fromkeys(check.metric for check in failed))
-    examples = worst_regressed(suite, metrics, SHOWN_EXAMPLES)
+    falling = list(dict.fromkeys(c.metric for c in failed if c.rule != "max"))
+    examples = worst_regressed(suite, falling, SHOWN_EXAMPLES)
     if examples:
-        lines.append(f"worst regressed examples ({', '.join(metrics)}):")
+        lines.append(f"worst regressed examples ({', '.join(falling)}):")
         lines += examples
+    else:
+        # No baseline to fall from: a bound failed, so show what pulls the score past it.
+        bound = next((c for c in failed if c.rule in ("min", "max")), None)
+        if bound is not None:
+            highest = bound.rule == "max"
+            lines.append(f"{'highest' if highest else 'lowest'}-scoring examples ({bound.metric}):")
+            lines += extreme_examples(suite, bound.metric, highest=highest, limit=SHOWN_EXAMPLES)
     return "\n".join(lines)
 
 

@@ -64,6 +64,10 @@ class _PreprocessCache:
             table = self._tables[key] = _Table(metric.preprocess)
         return table.__getitem__
 
+    def release(self, key: Hashable) -> None:
+        """Forget the texts of a key no later metric shares (n-gram tables are large)."""
+        self._tables.pop(key, None)
+
 
 def _validate(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> None:
     if len(candidates) != len(references):
@@ -88,8 +92,9 @@ def score_corpus(
     _validate(candidates, references)
     cache = _PreprocessCache()
     reference_counts = [len(refs) for refs in references]
+    keys = [metric.preprocess_key() for _, metric in metrics]
     results = []
-    for spec, metric in metrics:
+    for index, (spec, metric) in enumerate(metrics):
         prep = cache.function(metric)
         example_stats = metric.example_stats
         rows = tuple(
@@ -97,4 +102,6 @@ def score_corpus(
             for candidate, refs in zip(candidates, references, strict=True)
         )
         results.append(MetricResult(spec, metric, rows, metric.signature(reference_counts)))
+        if keys[index] not in keys[index + 1 :]:
+            cache.release(keys[index])
     return results

@@ -237,10 +237,16 @@ def test_the_fixture_checks_a_python_callable(project: pytest.Pytester) -> None:
 
         def test_unknown_setting(goldgate):
             goldgate.check("qa", system=answer, concurency=2)
+
+        def crashing(x):
+            raise ValueError("model server down")
+
+        def test_crash(goldgate):
+            goldgate.check("qa", system=crashing)
         """
     )
     result = run(project, "-v")
-    result.assert_outcomes(passed=3, failed=2)
+    result.assert_outcomes(passed=3, failed=3)
     result.stdout.fnmatch_lines(
         [
             "*_ test_bad _*",
@@ -252,6 +258,9 @@ def test_the_fixture_checks_a_python_callable(project: pytest.Pytester) -> None:
             "*_ test_unknown_setting _*",
             "*TypeError: goldgate.check() got an unexpected keyword 'concurency'"
             " (did you mean 'concurrency'?)*",
+            "*_ test_crash _*",
+            "test_fixture.py:28: goldgate: system.callable 'test_fixture:crashing': raised"
+            " ValueError: model server down (id 'qa-*') at *test_fixture.py:25",
         ]
     )
     assert calls(project) == ["e1", "e2", "e3", "e4", "e5", "e6"]  # only the configured one

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 import sacrebleu
@@ -13,7 +15,8 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import CHRF as SacreCHRF
 
 from goldgate.errors import MetricError
-from goldgate.metrics.base import Metric
+from goldgate.metrics import chrf as chrf_module
+from goldgate.metrics.base import Metric, Stats
 from goldgate.metrics.chrf import CHRF, CHRFPlusPlus, split_punctuation
 from goldgate.metrics.engine import MetricResult, score_corpus
 from goldgate.metrics.registry import create_metric, metric_from_spec
@@ -279,3 +282,31 @@ def test_real_wmt21_systems(filename: str, name: str, options: dict[str, Any]) -
     assert abs(result.corpus_score().score - expected) <= TOLERANCE
     per_example = [sacre.sentence_score(hyp, refs).score for hyp, refs in examples]
     assert result.per_example() == pytest.approx(per_example, abs=TOLERANCE)
+
+
+# -- packed and dict counting ---------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(name=names, examples=corpus(), options=chrf_options())
+def test_packed_dict_and_mixed_counting_agree(
+    name: str, examples: Corpus, options: dict[str, Any]
+) -> None:
+    """Texts whose characters do not fit the int64 packing use dicts; every mix agrees."""
+    if not _valid(name, options):
+        return
+    expected = run(name, options, examples).stats
+    assert run_with_packing(name, options, examples, lambda text: False) == expected
+    assert run_with_packing(name, options, examples, lambda text: len(text) % 2 == 0) == expected
+
+
+def run_with_packing(
+    name: str, options: dict[str, Any], examples: Corpus, allowed: Callable[[str], bool]
+) -> tuple[Stats, ...]:
+    real = chrf_module.character_ids
+
+    def character_ids(text: str, max_order: int) -> Any:
+        return real(text, max_order) if allowed(text) else None
+
+    with mock.patch.object(chrf_module, "character_ids", character_ids):
+        return run(name, options, examples).stats

@@ -16,6 +16,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from goldgate.metrics.base import Metric, MetricOptions, Stats
 from goldgate.metrics.ngrams import Counts, matches, ngram_counts
+from goldgate.metrics.packed_ngrams import Packed, character_ids, clipped_matches, pack
 
 CHAR_ORDER: Final = 6
 WORD_ORDER: Final = 0
@@ -27,9 +28,6 @@ BETA_LIMIT: Final = 100
 _EPS: Final = 1e-16
 # string.punctuation: the characters chrF++ splits off the start or end of a word.
 _PUNCTUATION: Final = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-
-# A preprocessed text: n-gram counts per order (characters, then words) and their totals.
-ChrfCounts = tuple[tuple[Counts, ...], tuple[int, ...]]
 
 
 class CHRFOptions(MetricOptions):
@@ -74,27 +72,85 @@ def split_punctuation(text: str) -> list[str]:
     return words
 
 
-def chrf_counts(text: str, options: CHRFOptions) -> ChrfCounts:
-    """Character n-gram counts of orders 1..char_order, then word n-grams 1..word_order."""
-    if options.lowercase:
-        text = text.lower()
-    chars = text if options.whitespace else "".join(text.split())
-    counters = ngram_counts(chars, options.char_order)
-    totals = [max(0, len(chars) - n) for n in range(options.char_order)]
-    if options.word_order:
-        words = split_punctuation(text)
-        counters += ngram_counts(words, options.word_order)
-        totals += [max(0, len(words) - n) for n in range(options.word_order)]
-    return tuple(counters), tuple(totals)
+class ChrfText:
+    """One text preprocessed for chrF: its character n-grams and word n-grams with totals.
+
+    Character n-grams are packed into int64 keys when the text's characters fit (see
+    ``packed_ngrams``); otherwise, and for pairs where either side is not packed, they are
+    counted in dicts, which give the same numbers.
+    """
+
+    __slots__ = (
+        "_char_counts",
+        "char_order",
+        "char_totals",
+        "chars",
+        "packed",
+        "word_counts",
+        "word_totals",
+    )
+
+    def __init__(self, text: str, options: CHRFOptions) -> None:
+        if options.lowercase:
+            text = text.lower()
+        self.chars = text if options.whitespace else "".join(text.split())
+        self.char_order = order = options.char_order
+        self.char_totals = [max(0, len(self.chars) - n) for n in range(order)]
+        self.packed: Packed | None = None
+        self._char_counts: list[Counts] | None = None
+        if order:
+            ids = character_ids(self.chars, order)
+            if ids is not None:
+                self.packed = pack(ids, order)
+        self.word_counts: list[Counts] = []
+        self.word_totals: list[int] = []
+        if options.word_order:
+            words = split_punctuation(text)
+            self.word_counts = ngram_counts(words, options.word_order)
+            self.word_totals = [max(0, len(words) - n) for n in range(options.word_order)]
+
+    def char_counts(self) -> list[Counts]:
+        """Character n-gram counts as dicts (computed on first use)."""
+        if self._char_counts is None:
+            self._char_counts = ngram_counts(self.chars, self.char_order)
+        return self._char_counts
 
 
-def _match_stats(candidate: ChrfCounts, reference: ChrfCounts) -> list[int]:
+def _match_stats(candidate: ChrfText, reference: ChrfText) -> list[int]:
+    """``[hyp, ref, match]`` per order; hyp is 0 where the reference has no n-grams."""
+    if not candidate.char_order:
+        char_matches: list[int] = []
+    elif candidate.packed is not None and reference.packed is not None:
+        char_matches = clipped_matches(candidate.packed, [reference.packed], candidate.char_order)
+    else:
+        char_matches = [
+            matches(hyp, hyp_total, ref, ref_total)
+            for hyp, hyp_total, ref, ref_total in zip(
+                candidate.char_counts(),
+                candidate.char_totals,
+                reference.char_counts(),
+                reference.char_totals,
+                strict=True,
+            )
+        ]
+    word_matches = [
+        matches(hyp, hyp_total, ref, ref_total)
+        for hyp, hyp_total, ref, ref_total in zip(
+            candidate.word_counts,
+            candidate.word_totals,
+            reference.word_counts,
+            reference.word_totals,
+            strict=True,
+        )
+    ]
     stats: list[int] = []
-    for hyp, hyp_total, ref, ref_total in zip(*candidate, *reference, strict=True):
-        if ref_total:
-            stats += (hyp_total, ref_total, matches(hyp, hyp_total, ref, ref_total))
-        else:
-            stats += (0, 0, 0)
+    for hyp_total, ref_total, match in zip(
+        candidate.char_totals + candidate.word_totals,
+        reference.char_totals + reference.word_totals,
+        char_matches + word_matches,
+        strict=True,
+    ):
+        stats += (hyp_total, ref_total, match) if ref_total else (0, 0, 0)
     return stats
 
 
@@ -150,11 +206,11 @@ class CHRF(Metric[CHRFOptions]):
         opts = self.options
         return ("chrf-ngrams", opts.char_order, opts.word_order, opts.lowercase, opts.whitespace)
 
-    def preprocess(self, text: str) -> ChrfCounts:
+    def preprocess(self, text: str) -> ChrfText:
         """Per-order n-gram counts and totals of one text."""
-        return chrf_counts(text, self.options)
+        return ChrfText(text, self.options)
 
-    def example_stats(self, candidate: ChrfCounts, references: Sequence[ChrfCounts]) -> Stats:
+    def example_stats(self, candidate: ChrfText, references: Sequence[ChrfText]) -> Stats:
         """``[hyp, ref, match]`` per order against the best reference."""
         if len(references) == 1:
             return tuple(_match_stats(candidate, references[0]))

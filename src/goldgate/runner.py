@@ -14,8 +14,7 @@ are averaged the same way, and components are computed from statistics pooled ov
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -499,27 +498,10 @@ def merge_new_only(
 
 
 def write_result(result: RunResult, directory: Path, formats: Sequence[str]) -> list[Path]:
-    """Write ``result.json`` and the other report formats into ``directory``."""
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / RESULT_FILENAME
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(result.to_json(), encoding="utf-8")
-    os.replace(temporary, path)
-    written = [path]
-    writer = _report_writer()
-    others = [name for name in formats if name != "json"]
-    if writer is not None and others:
-        written += [p for p in writer(result, directory, others) if p not in written]
-    return written
+    """Write ``result.json`` (always) and the other report formats into ``directory``."""
+    from goldgate.report import write_reports
 
-
-def _report_writer() -> Callable[[RunResult, Path, Sequence[str]], list[Path]] | None:
-    try:
-        from goldgate import report
-    except ImportError:
-        return None
-    writer = getattr(report, "write_reports", None)
-    return writer if callable(writer) else None
+    return write_reports(result, directory, list(dict.fromkeys(["json", *formats])))
 
 
 def _load_baseline(config: Config, ref: str | None) -> tuple[Baseline | None, str]:

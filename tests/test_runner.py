@@ -418,3 +418,13 @@ def test_result_json_is_written_whatever_the_formats(project: Project) -> None:
     out = project.root / "out"
     assert sorted(p.name for p in out.iterdir()) == ["report.md", "result.json"]
     assert RunResult.from_json_file(out / "result.json") == result
+
+
+def test_a_suite_missing_from_the_baseline_gets_a_hint(project: Project) -> None:
+    config = project.config()
+    bless(config, suites=["qa"])
+    result = run(config)
+    assert result.baseline_found and result.verdict is Verdict.PASS
+    assert any("suite 'other' is not in the baseline yet" in h for h in result.hints)
+    other = result.suites[1]
+    assert [c.status for c in other.checks] == [CheckStatus.SKIPPED]

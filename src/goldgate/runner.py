@@ -103,7 +103,7 @@ def run(
             scored = score_suite(config, name, progress=progress)
             suite_baseline = baseline.suites.get(name) if baseline is not None else None
             suite_result, suite_hints = _gate_suite(
-                config, name, scored, suite_baseline, baseline_label
+                config, name, scored, suite_baseline, baseline_label, baseline is not None
             )
             hints += suite_hints
         except GoldgateError as exc:
@@ -310,6 +310,7 @@ def _gate_suite(
     scored: ScoredSuite,
     blessed: SuiteBaseline | None,
     baseline_label: str,
+    baseline_found: bool,
 ) -> tuple[SuiteResult, list[str]]:
     suite = config.suites[name]
     hints: list[str] = []
@@ -328,7 +329,7 @@ def _gate_suite(
                 f"suite {name!r}: {', '.join(missing)} not in the baseline yet; run"
                 " `goldgate bless --new-only` to add them"
             )
-    elif baseline_label and config.baseline.exists():
+    elif baseline_found:
         hints.append(
             f"suite {name!r} is not in the baseline yet: only min/max gates were checked;"
             f" run `goldgate bless --suite {name}` to add it"

@@ -36,15 +36,21 @@ def tokenize(text: str) -> list[str]:
 def word_diff(old: str, new: str) -> list[DiffOp]:
     """Word-level diff: joining equal and insert runs gives ``new``; equal (its ``old``
     spelling when set) and delete runs give ``old``."""
+    if old == new:  # the common case: most outputs do not change between runs
+        return [DiffOp("equal", new)] if new else []
     a, b = tokenize(old), tokenize(new)
     ops: list[DiffOp] = []
     if len(a) * len(b) > _MAX_PAIRS:
         _append(ops, DiffOp("delete", old))
         _append(ops, DiffOp("insert", new))
-        return [op for op in ops if op.text]
+        return ops
     matcher = SequenceMatcher(None, [t.strip() for t in a], [t.strip() for t in b], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
+            old_run, new_run = "".join(a[i1:i2]), "".join(b[j1:j2])
+            if old_run == new_run:
+                _append(ops, DiffOp("equal", new_run))
+                continue
             for old_tok, new_tok in zip(a[i1:i2], b[j1:j2], strict=True):
                 _append(ops, DiffOp("equal", new_tok, None if old_tok == new_tok else old_tok))
             continue

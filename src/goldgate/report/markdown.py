@@ -99,7 +99,7 @@ def render_markdown(result: RunResult, *, max_chars: int = MAX_CHARS) -> str:
     if len(head) > budget:
         head = _cut(head, budget)
         return head + tail
-    examples = _examples_section(result, view, budget - len(head))
+    examples = _examples_section(result, budget - len(head))
     return head + examples + tail
 
 
@@ -204,7 +204,7 @@ def _metric_line(row: MetricRow) -> str:
     )
 
 
-def _examples_section(result: RunResult, view: ReportView, budget: int) -> str:
+def _examples_section(result: RunResult, budget: int) -> str:
     ranked: list[tuple[SuiteResult, list[str]]] = []
     for suite in result.suites:
         worst = worst_regressed(suite)
@@ -288,7 +288,7 @@ def escape_clipped(text: str, limit: int = MAX_TEXT_CHARS) -> str:
 def _diff_html(ops: Sequence[DiffOp], limit: int = MAX_TEXT_CHARS) -> str:
     out = []
     left = limit
-    for op in ops:
+    for i, op in enumerate(ops):
         if left <= 0:
             out.append("\n\u2026 (diff clipped)")
             break
@@ -297,6 +297,9 @@ def _diff_html(ops: Sequence[DiffOp], limit: int = MAX_TEXT_CHARS) -> str:
         body = escape_block(text)
         if op.kind == "delete":
             out.append(f"<del>{body}</del>")
+            after = ops[i + 1].text if i + 1 < len(ops) else ""
+            if after and not text[-1:].isspace() and not after[:1].isspace():
+                out.append(" ")  # keep "old new" from reading as one word "oldnew"
         elif op.kind == "insert":
             out.append(f"<ins>{body}</ins>")
         else:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 import sacrebleu
@@ -14,7 +16,8 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 from goldgate.errors import MetricError
-from goldgate.metrics.base import Metric
+from goldgate.metrics import bleu as bleu_module
+from goldgate.metrics.base import Metric, Stats
 from goldgate.metrics.bleu import BLEU, SentenceBLEU
 from goldgate.metrics.engine import MetricResult, score_corpus
 from goldgate.metrics.registry import create_metric, metric_from_spec
@@ -242,6 +245,27 @@ def test_closest_reference_length_ties_go_to_the_shorter() -> None:
     # hyp length 4, references of length 3 and 5: both 1 away; sacrebleu picks 3.
     score = run("bleu", {}, [("a b c d", ["a b c", "a b c d e"])]).corpus_score()
     assert score.components["ref_len"] == 3
+
+
+@settings(max_examples=100, deadline=None)
+@given(examples=corpus(), options=bleu_options())
+def test_packed_dict_and_mixed_counting_agree(examples: Corpus, options: dict[str, Any]) -> None:
+    """Texts whose token ids do not fit the int64 packing use dicts; every mix agrees."""
+    expected = run("bleu", options, examples).stats
+    assert run_with_packing(options, examples, lambda tokens: False) == expected
+    assert run_with_packing(options, examples, lambda tokens: len(tokens) % 2 == 0) == expected
+
+
+def run_with_packing(
+    options: dict[str, Any], examples: Corpus, allowed: Callable[[list[str]], bool]
+) -> tuple[Stats, ...]:
+    real = bleu_module.token_ids
+
+    def token_ids(tokens: list[str], max_order: int) -> Any:
+        return real(tokens, max_order) if allowed(tokens) else None
+
+    with mock.patch.object(bleu_module, "token_ids", token_ids):
+        return run("bleu", options, examples).stats
 
 
 # -- signatures, options, sharing -----------------------------------------------------------

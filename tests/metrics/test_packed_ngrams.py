@@ -10,11 +10,13 @@ from hypothesis import strategies as st
 
 from goldgate.metrics.packed_ngrams import (
     CHARACTER_IDS,
+    TOKEN_IDS,
     Vocabulary,
     bits_per_item,
     character_ids,
     clipped_matches,
     pack,
+    token_ids,
 )
 
 ids_lists = st.lists(st.integers(1, 7), max_size=40)
@@ -63,6 +65,15 @@ def test_character_ids_refuse_what_does_not_fit() -> None:
     # One bit per character leaves room for id 1 only.
     assert character_ids("".join(chr(0x10000 + i) for i in range(3)), 63) is None
     assert character_ids("", 6) is not None
+
+
+def test_token_ids_refuse_what_does_not_fit() -> None:
+    ids = token_ids(["a", "b", "a"], 4)
+    assert ids is not None
+    assert ids.tolist() == [TOKEN_IDS["a"], TOKEN_IDS["b"], TOKEN_IDS["a"]]
+    # One bit per token leaves room for id 1 only, which an earlier token already holds.
+    assert token_ids(["a", "b"], 63) is None
+    assert token_ids([], 4) is not None
 
 
 def test_vocabulary_hands_out_stable_ids_from_one() -> None:

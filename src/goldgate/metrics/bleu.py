@@ -20,6 +20,8 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from goldgate.metrics.base import Metric, MetricOptions, Stats
 from goldgate.metrics.ngrams import Counts, clipped_matches, ngram_counts
+from goldgate.metrics.packed_ngrams import Packed, pack, token_ids
+from goldgate.metrics.packed_ngrams import clipped_matches as packed_clipped_matches
 from goldgate.metrics.sacre_tokenizers import TokenizerName, get_tokenizer
 
 SmoothMethod = Literal["none", "floor", "add-k", "exp"]
@@ -36,10 +38,6 @@ MAX_NGRAM_ORDER: Final = 4
 ORDER_LIMIT: Final = 100
 #: sacrebleu's log of a zero precision.
 _LOG_ZERO: Final = -9999999999
-
-# A preprocessed text: its token count and one n-gram count dict per order (strings for
-# unigrams, token tuples above).
-NgramCounts = tuple[int, tuple[Counts, ...]]
 
 
 class BLEUOptions(MetricOptions):
@@ -71,9 +69,29 @@ class SentenceBLEUOptions(BLEUOptions):
     effective_order: bool = True
 
 
-def word_ngram_counts(tokens: list[str], max_order: int) -> NgramCounts:
-    """The token count and the n-gram counts of orders 1..max_order."""
-    return len(tokens), tuple(ngram_counts(tokens, max_order))
+class BleuText:
+    """One tokenised text: its length and its n-grams of orders 1..N.
+
+    The n-grams are packed into int64 keys when the tokens' ids fit (see ``packed_ngrams``);
+    otherwise, and for examples where any text is not packed, they are counted in dicts,
+    which give the same numbers.
+    """
+
+    __slots__ = ("_counts", "length", "max_order", "packed", "tokens")
+
+    def __init__(self, tokens: list[str], max_order: int) -> None:
+        self.tokens = tokens
+        self.length = len(tokens)
+        self.max_order = max_order
+        ids = token_ids(tokens, max_order)
+        self.packed: Packed | None = None if ids is None else pack(ids, max_order)
+        self._counts: list[Counts] | None = None
+
+    def counts(self) -> list[Counts]:
+        """N-gram counts as dicts, one per order (computed on first use)."""
+        if self._counts is None:
+            self._counts = ngram_counts(self.tokens, self.max_order)
+        return self._counts
 
 
 def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
@@ -81,17 +99,22 @@ def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
     return min(ref_lens, key=lambda ref_len: (abs(hyp_len - ref_len), ref_len))
 
 
-def bleu_stats(candidate: NgramCounts, references: Sequence[NgramCounts]) -> Stats:
+def bleu_stats(candidate: BleuText, references: Sequence[BleuText]) -> Stats:
     """sacrebleu's per-segment statistics ``[hyp_len, ref_len, m_1..m_N, t_1..t_N]``."""
-    hyp_len, hyp_counts = candidate
-    ref_len = closest_ref_len(hyp_len, [length for length, _ in references])
-    total = [max(0, hyp_len - n) for n in range(len(hyp_counts))]
-    correct = [
-        clipped_matches(
-            hyp, total[n], [(counts[n], max(0, length - n)) for length, counts in references]
-        )
-        for n, hyp in enumerate(hyp_counts)
-    ]
+    hyp_len, order = candidate.length, candidate.max_order
+    ref_len = closest_ref_len(hyp_len, [ref.length for ref in references])
+    total = [max(0, hyp_len - n) for n in range(order)]
+    packed_refs = [ref.packed for ref in references if ref.packed is not None]
+    if candidate.packed is not None and len(packed_refs) == len(references):
+        correct = packed_clipped_matches(candidate.packed, packed_refs, order)
+    else:
+        ref_counts = [(ref.counts(), ref.length) for ref in references]
+        correct = [
+            clipped_matches(
+                hyp, total[n], [(counts[n], max(0, length - n)) for counts, length in ref_counts]
+            )
+            for n, hyp in enumerate(candidate.counts())
+        ]
     return (hyp_len, ref_len, *correct, *total)
 
 
@@ -165,11 +188,11 @@ class _BLEUBase(Metric[BLEUOptions]):
         opts = self.options
         return ("sacrebleu-word-ngrams", opts.tokenize, opts.lowercase, opts.max_ngram_order)
 
-    def preprocess(self, text: str) -> NgramCounts:
+    def preprocess(self, text: str) -> BleuText:
         """Lowercase (optionally), strip the right end, tokenise, count n-grams."""
         if self.options.lowercase:
             text = text.lower()
-        return word_ngram_counts(self._tokenize(text.rstrip()), self.options.max_ngram_order)
+        return BleuText(self._tokenize(text.rstrip()), self.options.max_ngram_order)
 
     def _bleu(self, stats: Sequence[float], *, effective_order: bool) -> float:
         opts = self.options
@@ -215,7 +238,7 @@ class BLEU(_BLEUBase):
             # The statistics widen with the order; the class attribute describes the default.
             self.stat_names = _stat_names(options.max_ngram_order)  # type: ignore[misc]
 
-    def example_stats(self, candidate: NgramCounts, references: Sequence[NgramCounts]) -> Stats:
+    def example_stats(self, candidate: BleuText, references: Sequence[BleuText]) -> Stats:
         """``[hyp_len, ref_len, m_1..m_N, t_1..t_N]`` of one example."""
         return bleu_stats(candidate, references)
 
@@ -261,7 +284,7 @@ class SentenceBLEU(_BLEUBase):
     Options: ClassVar[type[MetricOptions]] = SentenceBLEUOptions
     stat_names: ClassVar[tuple[str, ...]] = ("score_sum", "count")
 
-    def example_stats(self, candidate: NgramCounts, references: Sequence[NgramCounts]) -> Stats:
+    def example_stats(self, candidate: BleuText, references: Sequence[BleuText]) -> Stats:
         """``(sentence BLEU, 1)``."""
         stats = bleu_stats(candidate, references)
         return (self._bleu(stats, effective_order=self.options.effective_order), 1)

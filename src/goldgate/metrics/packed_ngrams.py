@@ -35,6 +35,8 @@ class Vocabulary(dict[Hashable, int]):
 
 #: Code point -> id, for ``str.translate``; shared by every metric in the process.
 CHARACTER_IDS = Vocabulary()
+#: Token -> id; shared by every metric in the process.
+TOKEN_IDS = Vocabulary()
 
 
 class Packed(NamedTuple):
@@ -74,6 +76,16 @@ def character_ids(text: str, max_order: int) -> Ints | None:
     return raw.astype(np.int64)
 
 
+def token_ids(tokens: list[str], max_order: int) -> Ints | None:
+    """The ids of a token list, or None when one does not fit the packing."""
+    if not tokens:
+        return _EMPTY
+    ids = np.fromiter(map(TOKEN_IDS.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+    if int(ids.max()) >> bits_per_item(max_order):
+        return None
+    return ids
+
+
 def pack(ids: Ints, max_order: int) -> Packed:
     """All n-grams of orders 1..max_order of an id sequence (ids must fit ``bits_per_item``)."""
     if not len(ids):
@@ -90,17 +102,19 @@ def pack(ids: Ints, max_order: int) -> Packed:
     edges = np.empty(len(keys) + 1, dtype=bool)
     edges[0] = edges[-1] = True
     np.not_equal(keys[1:], keys[:-1], out=edges[1:-1])
-    starts = np.flatnonzero(edges)
+    # Array methods rather than np.flatnonzero/np.diff/np.searchsorted: those are Python
+    # wrappers, and their overhead is most of the cost on arrays this small.
+    starts = edges.nonzero()[0]
     distinct = keys[starts[:-1]]
-    orders = np.searchsorted(_order_starts(max_order), distinct, side="right") - 1
-    return Packed(distinct, np.diff(starts), orders)
+    orders = _order_starts(max_order).searchsorted(distinct, side="right") - 1
+    return Packed(distinct, starts[1:] - starts[:-1], orders)
 
 
 def counts_in(hyp: Packed, ref: Packed) -> Ints:
     """For each of the hypothesis's distinct keys, its count in the reference (0 if absent)."""
     if not len(ref.keys):
         return np.zeros(len(hyp.keys), dtype=np.int64)
-    at = np.searchsorted(ref.keys, hyp.keys)
+    at = ref.keys.searchsorted(hyp.keys)
     np.minimum(at, len(ref.keys) - 1, out=at)
     found = ref.keys[at] == hyp.keys
     return np.where(found, ref.counts[at], 0)

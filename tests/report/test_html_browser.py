@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from goldgate.report import render
 from goldgate.result import RunResult
@@ -95,8 +98,19 @@ def test_filtering(browser: Any, tmp_path: Path) -> None:
     assert all(t.lstrip("\u25b8 ").startswith("qa-00") for t in _cells(page, 1))
 
 
-def test_hostile_text_executes_and_loads_nothing(browser: Any, tmp_path: Path) -> None:
-    w = open_report(browser, _write(tmp_path, hostile_result()))
+@pytest.mark.parametrize("policy", [True, False], ids=["with-csp", "escaping-alone"])
+def test_hostile_text_executes_and_loads_nothing(
+    browser: Any, tmp_path: Path, policy: bool
+) -> None:
+    path = _write(tmp_path, hostile_result())
+    if not policy:
+        # The Content-Security-Policy would block what escaping missed; without it the
+        # escaping alone must keep the page inert.
+        html = path.read_text(encoding="utf-8")
+        html, n = re.subn(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", html)
+        assert n == 1
+        path.write_text(html, encoding="utf-8")
+    w = open_report(browser, path)
     page = w.page
     page.select_option("select[name=suite]", label="qa")
     for button in page.locator("#gg-rows button[data-toggle]").all():
@@ -114,7 +128,7 @@ def test_hostile_text_executes_and_loads_nothing(browser: Any, tmp_path: Path) -
     text = page.text_content("#gg-rows")
     assert "<script>window.__pwned = 1; alert('x')</script>" in text
     assert "![tracker](https://evil.example/t.png)" in text
-    page.screenshot(path=str(screenshot_path(tmp_path, "report-hostile.png")), full_page=True)
+    page.screenshot(path=str(screenshot_path(tmp_path, f"report-hostile-{policy}.png")))
 
 
 def test_ten_thousand_examples_stay_responsive(

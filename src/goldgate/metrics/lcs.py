@@ -4,9 +4,8 @@ rouge-score fills an O(m·n) table of Python ints for every pair of texts. Here 
 never built: the bit-parallel algorithm of Allison–Dix and Hyyrö (2004) keeps one row of the
 table as a Python integer, one bit per column, and advances it a whole row at a time with four
 big-integer operations. Bit ``j-1`` of the complemented row ``i`` is set exactly when
-``t[i][j] = t[i][j-1] + 1``, so any cell is a population count: ``t[i][j] =
-popcount(row_i & (2**j - 1))``. Keeping the rows is enough to replay rouge-score's backtrack,
-tie-breaks included, in O(m + n) steps.
+``t[i][j] = t[i][j-1] + 1``. Keeping those rows is enough to replay rouge-score's backtrack,
+tie-breaks included, with O(1) big-integer operations per row (see ``lcs_indices``).
 
 ROUGE-W's weighted LCS has no such structure (its cells are sums of ``k**w``), so it is a plain
 dynamic programme with ROUGE-1.5.5's arithmetic and tie-breaks.
@@ -47,43 +46,56 @@ def lcs_indices(
     rouge-score backtracks from the bottom-right cell: diagonal when the tokens are equal,
     left when ``t[i][j-1] > t[i-1][j]``, otherwise up. ``cand_masks`` is
     ``position_masks(cand)``.
+
+    With ``g_i`` the growth bits of row i (bit b set when ``t[i][b+1] = t[i][b] + 1``) and
+    ``d(j) = t[i][j] - t[i-1][j]`` (0 or 1), the left test at column j reads
+    ``d(j-1) = 1 and g_{i-1} has no bit j-1``. ``d`` only changes at the bits of
+    ``g_i ^ g_{i-1}``, rising where ``g_i`` is set, so ``d(j-1)`` is known from the highest
+    such bit below j-1, and the run of left moves ends at the highest bit below j that is a
+    match, a growth bit of the row above, or that last change of ``d``. Every row therefore
+    costs O(1) big-integer operations.
     """
     n = len(cand)
     full = (1 << n) - 1
     row = full
     # Rows whose ref token does not occur in cand equal the row above, and the backtrack
     # always moves up through them, so only the other rows are kept.
-    row_index: list[int] = []
-    row_bits: list[int] = []
+    rows: list[tuple[int, int, int, int]] = []
     get = cand_masks.get
     for i, token in enumerate(ref):
         match = get(token)
         if match:
+            above = ~row & full
             hit = row & match
             row = (row + hit) | (row - hit)
-            row_index.append(i)
-            row_bits.append(~row & full)
-    if not row_bits or not row_bits[-1]:
+            rows.append((i, match, above, ~row & full))
+    if not rows or not rows[-1][3]:
         return []
     out: list[int] = []
-    k = len(row_index) - 1
     j = n
-    here = row_bits[k]
-    above = row_bits[k - 1] if k else 0
-    while j:
-        i = row_index[k]
-        if ref[i] == cand[j - 1]:
-            out.append(i)
-            j -= 1
-        elif (here & ((1 << (j - 1)) - 1)).bit_count() > (above & ((1 << j) - 1)).bit_count():
-            j -= 1
-            continue
-        # up (after a diagonal move too): the previous kept row
-        k -= 1
-        if k < 0:
+    for i, match, above, here in reversed(rows):
+        if not j:
             break
-        here = above
-        above = row_bits[k - 1] if k else 0
+        b = j - 1
+        if (match >> b) & 1:
+            out.append(i)
+            j = b
+            continue
+        if (above >> b) & 1:
+            continue  # up
+        below = (1 << b) - 1
+        changes = (here ^ above) & below
+        if not changes:
+            continue  # d(j-1) = 0: up
+        last_change = changes.bit_length() - 1
+        if not (here >> last_change) & 1:
+            continue  # d fell back to 0: up
+        stop = max(((match | above) & below).bit_length() - 1, last_change)
+        if (match >> stop) & 1:
+            out.append(i)
+            j = stop
+        else:
+            j = stop + 1
     out.reverse()
     return out
 

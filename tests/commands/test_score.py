@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sacrebleu
+from rouge_score import rouge_scorer
 
 from goldgate.cli import main
 from goldgate.metrics.engine import score_corpus
@@ -347,10 +349,6 @@ def test_bleu_and_rouge_through_the_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """One call scores BLEU and ROUGE-L beside exact match; numbers equal the peers'."""
-    pytest.importorskip("goldgate.metrics.bleu")
-    pytest.importorskip("goldgate.metrics.rouge")
-    import sacrebleu
-    from rouge_score import rouge_scorer
 
     rows = [
         {"candidate": "the cat sat on the mat", "references": ["the cat sat on a mat", "a cat"]},

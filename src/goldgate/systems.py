@@ -275,6 +275,31 @@ class _CommandSession:
         ]
 
     def run(self) -> None:
+        try:
+            self._run()
+        except BaseException:
+            # Interrupted (Ctrl-C) or failed: stop the command, then keep every output it
+            # had already written to the pipe; those are paid for.
+            self._kill()
+            self._salvage()
+            raise
+
+    def _salvage(self) -> None:
+        deadline = time.monotonic() + 2 * KILL_GRACE_S
+        while self.remaining:
+            try:
+                item = self.stdout.get(timeout=max(deadline - time.monotonic(), 0.0))
+            except queue.Empty:
+                return
+            if item is _EOF:
+                return
+            assert isinstance(item, bytes)
+            try:
+                self._accept(item, 0)
+            except SystemRunError:
+                continue
+
+    def _run(self) -> None:
         line_number = 0
         while True:
             try:

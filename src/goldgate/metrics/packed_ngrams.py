@@ -40,11 +40,10 @@ TOKEN_IDS = Vocabulary()
 
 
 class Packed(NamedTuple):
-    """A text's n-grams: sorted distinct keys, their counts, and each key's order − 1."""
+    """A text's n-grams: sorted distinct keys and their counts."""
 
     keys: Ints
     counts: Ints
-    orders: Ints
 
 
 def bits_per_item(max_order: int) -> int:
@@ -89,12 +88,13 @@ def token_ids(tokens: list[str], max_order: int) -> Ints | None:
 def pack(ids: Ints, max_order: int) -> Packed:
     """All n-grams of orders 1..max_order of an id sequence (ids must fit ``bits_per_item``)."""
     if not len(ids):
-        return Packed(_EMPTY, _EMPTY, _EMPTY)
+        return Packed(_EMPTY, _EMPTY)
     bits = bits_per_item(max_order)
     parts = [ids]
     previous = ids
     for n in range(1, min(max_order, len(ids))):
-        previous = (previous[:-1] << bits) | ids[n:]
+        previous = previous[:-1] << bits
+        previous |= ids[n:]
         parts.append(previous)
     keys = np.concatenate(parts) if len(parts) > 1 else ids.copy()
     keys.sort()
@@ -102,12 +102,10 @@ def pack(ids: Ints, max_order: int) -> Packed:
     edges = np.empty(len(keys) + 1, dtype=bool)
     edges[0] = edges[-1] = True
     np.not_equal(keys[1:], keys[:-1], out=edges[1:-1])
-    # Array methods rather than np.flatnonzero/np.diff/np.searchsorted: those are Python
-    # wrappers, and their overhead is most of the cost on arrays this small.
+    # Array methods rather than np.flatnonzero/np.diff: those are Python wrappers, and their
+    # overhead is most of the cost on arrays this small.
     starts = edges.nonzero()[0]
-    distinct = keys[starts[:-1]]
-    orders = _order_starts(max_order).searchsorted(distinct, side="right") - 1
-    return Packed(distinct, starts[1:] - starts[:-1], orders)
+    return Packed(keys[starts[:-1]], starts[1:] - starts[:-1])
 
 
 def counts_in(hyp: Packed, ref: Packed) -> Ints:
@@ -128,6 +126,7 @@ def clipped_matches(hyp: Packed, refs: Sequence[Packed], max_order: int) -> list
     for ref in refs[1:]:
         np.maximum(best, counts_in(hyp, ref), out=best)
     clipped = np.minimum(hyp.counts, best)
-    sums = np.bincount(hyp.orders, weights=clipped, minlength=max_order)
+    orders = _order_starts(max_order).searchsorted(hyp.keys, side="right") - 1
+    sums = np.bincount(orders, weights=clipped, minlength=max_order)
     # bincount sums in float64, exact for counts below 2^53.
     return [int(total) for total in sums]

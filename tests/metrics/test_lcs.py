@@ -69,6 +69,10 @@ def test_indices_tie_break_moves_up() -> None:
     # the candidate's last token, "a", which is ref position 0.
     assert rouge_scorer.lcs_ind(["a", "b"], ["b", "a"]) == [0]
     assert lcs_indices(["a", "b"], ["b", "a"], position_masks(["b", "a"])) == [0]
+    # ref "c c b", cand "b c a": the walk goes up from "b" and from the second "c" although
+    # both rows hold a match further left; the first "c" is read out.
+    assert rouge_scorer.lcs_ind(["c", "c", "b"], ["b", "c", "a"]) == [0]
+    assert lcs_indices(["c", "c", "b"], ["b", "c", "a"], position_masks(["b", "c", "a"])) == [0]
 
 
 def marks(model: list[str], peer: list[str], weight: float) -> list[int]:

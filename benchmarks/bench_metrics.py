@@ -69,6 +69,7 @@ class Group:
 @dataclass
 class Run:
     seconds: float
+    cpu_seconds: float
     max_rss_mb: float
     output: str
 
@@ -91,7 +92,8 @@ def run_process(argv: list[str]) -> Run:
             raise SystemExit(f"command failed ({process.returncode}): {' '.join(argv)}\n{stderr}")
         out.seek(0)
         # ru_maxrss is in kilobytes on Linux.
-        return Run(seconds, usage.ru_maxrss / 1024, out.read().decode())
+        cpu = usage.ru_utime + usage.ru_stime
+        return Run(seconds, cpu, usage.ru_maxrss / 1024, out.read().decode())
 
 
 def goldgate_command(corpus: Path, specs: list[str]) -> list[str]:
@@ -205,6 +207,14 @@ class Measured:
     def ratio(self) -> float:
         return self.peer_seconds / self.goldgate_seconds
 
+    @property
+    def cpu_ratio(self) -> float:
+        """The same ratio in CPU time (user + system), steadier on a loaded machine."""
+        ours = statistics.median(run.cpu_seconds for run in self.goldgate)
+        repeats = len(self.goldgate)
+        theirs = [sum(runs[i].cpu_seconds for runs in self.peers.values()) for i in range(repeats)]
+        return statistics.median(theirs) / ours
+
     def max_difference(self) -> float:
         """The largest |goldgate − peer| over the group's scores (both on 0–100)."""
         ours = json.loads(self.goldgate[-1].output)["metrics"]
@@ -237,7 +247,7 @@ def report(results: list[Measured], *, check_floors: bool) -> bool:
     """Print the table; False when scores disagree or (with ``check_floors``) a floor fails."""
     header = (
         f"{'group':<44} {'goldgate':>9} {'peers':>9} {'ratio':>7} {'floor':>6}      "
-        f"{'peak MB goldgate/peers':>22}       {'max |Δ|':>8}"
+        f"{'peak MB goldgate/peers':>22}       {'max |Δ|':>8}  {'cpu ratio':>9}"
     )
     print(header)
     print("-" * len(header))
@@ -255,7 +265,7 @@ def report(results: list[Measured], *, check_floors: bool) -> bool:
             f"({group.label}) {group.title:<40} {result.goldgate_seconds:>8.2f}s "
             f"{result.peer_seconds:>8.2f}s {result.ratio:>6.1f}× {group.floor:>5.1f}× {time_check} "
             f"{result.goldgate_mb:>10.1f} / {result.peer_mb:<9.1f} {memory_check} "
-            f"{difference:>10.1e}{'' if agree else ' DISAGREE'}"
+            f"{difference:>10.1e} {result.cpu_ratio:>9.1f}×{'' if agree else ' DISAGREE'}"
         )
         for peer, runs in result.peers.items():
             seconds = statistics.median(run.seconds for run in runs)

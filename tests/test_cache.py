@@ -9,7 +9,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from goldgate.cache import OutputCache, input_hash, read_entries
+from goldgate.errors import GoldgateError
 
 IDENTITY = {"kind": "command", "argv": ["python", "app.py"], "env": {}}
 
@@ -122,3 +125,11 @@ def test_each_put_is_on_disk_before_a_sigkill(tmp_path: Path) -> None:
     entries = OutputCache(tmp_path, "qa", IDENTITY)
     assert len(entries) == 50
     assert entries.get(("id-49", "h", 0)) == "out " * 49
+
+
+def test_an_unwritable_cache_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    cache = OutputCache(blocker, "qa", IDENTITY)
+    with pytest.raises(GoldgateError, match=r"cannot write the output cache.*system\.cache: off"):
+        cache.put(("a", "h", 0), "x")

@@ -27,6 +27,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from goldgate.errors import GoldgateError
+
 CacheMode = Literal["resume", "reuse", "off"]
 CACHE_FORMAT = 1
 _GITIGNORE = "# created by goldgate: the cache is local\n*\n"
@@ -90,7 +92,12 @@ class OutputCache:
         """Every output was obtained: in resume mode, move the file aside for the next run."""
         self.close()
         if self.mode == "resume" and self.path.exists():
-            os.replace(self.path, self.last_path)
+            try:
+                os.replace(self.path, self.last_path)
+            except OSError as exc:
+                raise GoldgateError(
+                    f"{self.path}: cannot move the finished cache aside: {exc.strerror or exc}"
+                ) from None
 
     def close(self) -> None:
         """Close the file (outputs already written stay)."""
@@ -101,9 +108,15 @@ class OutputCache:
 
     def _append(self, data: bytes) -> None:
         with self._lock:
-            if self._fd is None:
-                self._fd = self._open()
-            _write_all(self._fd, data)
+            try:
+                if self._fd is None:
+                    self._fd = self._open()
+                _write_all(self._fd, data)
+            except OSError as exc:
+                raise GoldgateError(
+                    f"{self.path}: cannot write the output cache: {exc.strerror or exc} "
+                    "(set system.cache: off to run without it)"
+                ) from None
 
     def _open(self) -> int:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -127,7 +140,7 @@ def read_entries(path: Path) -> dict[CacheKey, str]:
     entries: dict[CacheKey, str] = {}
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
+    except OSError:  # missing or unreadable: nothing to reuse (a write would say why)
         return entries
     for raw in data.split(b"\n"):
         try:

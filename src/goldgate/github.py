@@ -17,10 +17,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from goldgate.report.markdown import MARKER as COMMENT_MARKER
 from goldgate.result import CheckStatus, ExampleResult, RunResult, SuiteResult
 
-#: Hidden marker that identifies goldgate's comment among a pull request's comments.
-COMMENT_MARKER = "<!-- goldgate-report -->"
 #: GitHub rejects comment bodies over 65,536 characters.
 MAX_COMMENT_CHARS = 65_000
 DEFAULT_API_URL = "https://api.github.com"

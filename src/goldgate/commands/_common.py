@@ -126,3 +126,34 @@ def summary(result: RunResult) -> str:
     for hint in result.hints:
         lines.append(f"hint: {hint}")
     return "\n".join(lines)
+
+
+def github_mode(args: argparse.Namespace) -> bool:
+    """GitHub mode: asked for with ``--github``, or on by itself inside GitHub Actions."""
+    import os
+
+    return bool(getattr(args, "github", False)) or os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def publish_to_github(result: RunResult, report_dir: Path, *, comment: bool) -> None:
+    """Job summary, step outputs, sticky comment; annotations go to stdout for the runner."""
+    import os
+
+    from goldgate.github import CommentOutcome, GitHubEnvironment, publish
+    from goldgate.report import render
+
+    env = GitHubEnvironment.from_environ(os.environ)
+    try:
+        shown_dir = report_dir.relative_to(Path.cwd())
+    except ValueError:
+        shown_dir = report_dir
+    outcome = publish(result, render(result, "md"), env, report_dir=shown_dir, comment=comment)
+    for line in outcome.annotations:
+        print(line)
+    if outcome.comment is not None and outcome.comment.outcome in (
+        CommentOutcome.CREATED,
+        CommentOutcome.UPDATED,
+    ):
+        print(f"goldgate: pull-request comment {outcome.comment.outcome.value}")
+    elif outcome.comment is not None:
+        print(f"goldgate: no pull-request comment: {outcome.comment.detail}", file=sys.stderr)

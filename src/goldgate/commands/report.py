@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from goldgate.commands._common import publish_to_github
 from goldgate.errors import InputError
 from goldgate.report import FORMATS, render, write_text_atomic
 from goldgate.result import RunResult
@@ -26,11 +27,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE|-",
         help="where to write the report (default: - for standard output)",
     )
+    parser.add_argument(
+        "--github",
+        action="store_true",
+        help="also publish the result in GitHub mode (job summary, outputs, annotations and"
+        " the sticky pull-request comment): the trusted half of the workflow_run recipe",
+    )
+    parser.add_argument(
+        "--no-comment",
+        dest="comment",
+        action="store_false",
+        help="with --github, do not post or update the pull-request comment",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Render the result; exits 0 whatever its verdict (rendering is not gating)."""
     result = RunResult.from_json_file(args.result)
+    if args.github:
+        publish_to_github(result, args.result.parent, comment=args.comment)
     text = render(result, args.format)
     if args.output == "-":
         sys.stdout.buffer.write(text.encode("utf-8"))

@@ -10,8 +10,10 @@ from goldgate.commands._common import (
     add_config_argument,
     add_quiet_argument,
     add_suite_argument,
+    github_mode,
     load,
     progress,
+    publish_to_github,
     summary,
 )
 
@@ -44,6 +46,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print the full result as JSON instead of a summary"
     )
+    parser.add_argument(
+        "--github",
+        action="store_true",
+        help="GitHub mode (on by itself when GITHUB_ACTIONS=true): job summary, step outputs,"
+        " annotations and one sticky pull-request comment",
+    )
+    parser.add_argument(
+        "--no-comment",
+        dest="comment",
+        action="store_false",
+        help="in GitHub mode, do not post or update the pull-request comment",
+    )
     add_quiet_argument(parser)
 
 
@@ -74,4 +88,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"result: {config.report.dir / RESULT_FILENAME}")
     for error in result.errors:
         print(f"goldgate: error: {error}", file=sys.stderr)
+    if github_mode(args):
+        publish_to_github(result, config.report.dir, comment=args.comment)
     return result.exit_code

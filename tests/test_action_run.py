@@ -1,0 +1,187 @@
+"""The action's steps run locally under a simulated GitHub environment.
+
+A pull request degrades the QA system; the action runs in a clone whose ``origin`` holds the
+blessed baseline on ``main``, against a fake REST API on 127.0.0.1 that records every call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.action_runner import ActionRun, python_shim, run_action
+from tests.fake_github import FakeGitHub, fake_github
+
+ROOT = Path(__file__).resolve().parents[1]
+TOKEN = "ghs_the_token_must_never_show"
+GOLDGATE = Path(sys.executable).parent / "goldgate"
+
+
+def git(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+        },
+    )
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def pull_request(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A clone on a branch whose QA predictions got worse than main's blessed baseline."""
+    base = tmp_path_factory.mktemp("action")
+    origin, work = base / "origin.git", base / "work"
+    git(base, "init", "-q", "--bare", "-b", "main", str(origin))
+    git(base, "clone", "-q", str(origin), str(work))
+    git(work, "checkout", "-q", "-b", "main")
+    subprocess.run([str(GOLDGATE), "init"], cwd=work, check=True, capture_output=True)
+    subprocess.run([str(GOLDGATE), "bless"], cwd=work, check=True, capture_output=True)
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "goldgate with a blessed baseline")
+    git(work, "push", "-q", "origin", "main")
+    git(work, "checkout", "-q", "-b", "feature")
+    predictions = work / "predictions" / "qa.jsonl"
+    rows = [json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()]
+    for row in rows[:12]:
+        row["output"] = "I do not know"
+    predictions.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    # The PR also "blesses" its own worse baseline: it must still be compared with main's.
+    subprocess.run([str(GOLDGATE), "bless"], cwd=work, check=True, capture_output=True)
+    git(work, "commit", "-q", "-am", "a worse reader, re-blessed")
+    return work
+
+
+@pytest.fixture
+def api() -> Iterator[FakeGitHub]:
+    with fake_github() as state:
+        yield state
+
+
+def run_in_github(
+    work: Path, api: FakeGitHub, scratch: Path, **inputs: str
+) -> tuple[ActionRun, dict[str, Any]]:
+    scratch.mkdir(parents=True, exist_ok=True)
+    event = scratch / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 7}}), encoding="utf-8")
+    shims = python_shim(scratch / "shims", scratch / "pip-calls.txt")
+    files = {name: scratch / name for name in ("summary.md",)}
+    environ = {
+        "PATH": os.pathsep.join([str(shims), str(GOLDGATE.parent), "/usr/bin", "/bin"]),
+        "HOME": str(scratch),
+        "CI": "true",
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_REPOSITORY": "acme/app",
+        "GITHUB_API_URL": api.url,
+        "GITHUB_WORKSPACE": str(work),
+        "GITHUB_STEP_SUMMARY": str(files["summary.md"]),
+        "GITHUB_BASE_REF": "main",
+    }
+    github = {"token": TOKEN, "action_path": str(ROOT), "base_ref": "main"}
+    run = run_action(
+        ROOT, inputs=inputs, github=github, environ=environ, workspace=work, scratch=scratch
+    )
+    info = {
+        "summary": files["summary.md"].read_text(encoding="utf-8")
+        if files["summary.md"].exists()
+        else "",
+        "pip": (scratch / "pip-calls.txt").read_text(encoding="utf-8"),
+    }
+    return run, info
+
+
+def test_pull_request_run_creates_then_updates_one_comment(
+    pull_request: Path, api: FakeGitHub, tmp_path: Path
+) -> None:
+    first, info = run_in_github(pull_request, api, tmp_path / "1")
+    gate = first.step("Run the gate")
+    assert gate.returncode == 1, gate.stderr
+    assert first.outputs["verdict"] == "regressed"
+    assert first.outputs["passed"] == "false"
+    assert int(first.outputs["regressions"]) >= 1
+    assert first.outputs["report-dir"] == "goldgate-report"
+    # compared with main's baseline (the merge base), not the PR's own re-blessed one
+    assert (
+        first.step("Find the baseline revision").outputs["ref"]
+        == git(pull_request, "merge-base", "HEAD", "origin/main").strip()
+    )
+    assert "::error file=goldens/qa.jsonl,line=" in gate.stdout
+    assert "exact_match" in gate.stdout
+    assert "regressed" in info["summary"].lower()
+    assert "[stem]" in info["pip"] and str(ROOT) in info["pip"]
+    upload = first.step("Upload the HTML report")
+    assert upload.kind == "uses" and upload.with_["path"].endswith("goldgate-report")
+    assert (pull_request / "goldgate-report" / "report.html").exists()
+    (ours,) = api.comments[7]
+    assert "<!-- goldgate-report -->" in ours["body"]
+
+    second, _ = run_in_github(pull_request, api, tmp_path / "2")
+    assert second.step("Run the gate").returncode == 1
+    assert len(api.comments[7]) == 1, "a second run must update, not add, the comment"
+    assert [c.method for c in api.calls].count("POST") == 1
+    assert [c.method for c in api.calls].count("PATCH") == 1
+    everything = first.stdout + second.stdout + info["summary"]
+    everything += "".join(s.stderr for s in first.steps + second.steps)
+    assert TOKEN not in everything
+
+
+def test_read_only_token_falls_back_to_the_summary(pull_request: Path, tmp_path: Path) -> None:
+    with fake_github(write_status=403) as api:
+        run, info = run_in_github(pull_request, api, tmp_path)
+    assert run.step("Run the gate").returncode == 1  # the regression fails, not the comment
+    assert api.comments == {}
+    assert "could not comment" in info["summary"]
+    assert "workflow_run" in info["summary"]
+    assert run.outputs["verdict"] == "regressed"
+
+
+def test_fail_on_regression_false_and_no_comment(
+    pull_request: Path, api: FakeGitHub, tmp_path: Path
+) -> None:
+    run, _ = run_in_github(
+        pull_request, api, tmp_path, **{"fail-on-regression": "false", "comment": "false"}
+    )
+    assert not run.failed
+    assert run.outputs["verdict"] == "regressed"
+    assert api.calls == []
+
+
+@pytest.mark.parametrize("name", ["args", "config", "baseline-ref", "working-directory"])
+def test_hostile_input_changes_nothing_outside_the_gate(
+    pull_request: Path, api: FakeGitHub, tmp_path: Path, name: str
+) -> None:
+    marker = tmp_path / "pwned"
+    hostile = f'x"; touch {marker}; echo "'
+    if name == "working-directory":
+        hostile = f"$(touch {marker})"
+    before = git(pull_request, "status", "--porcelain")
+    # a working directory that does not exist stops the step before it starts
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+        run_in_github(pull_request, api, tmp_path / "scratch", **{name: hostile})
+    assert not marker.exists()
+    assert git(pull_request, "status", "--porcelain") == before
+
+
+def test_action_installs_from_its_own_checkout() -> None:
+    assert shutil.which("bash")
+    text = (ROOT / "action.yml").read_text(encoding="utf-8")
+    assert '"${GOLDGATE_ACTION_PATH}[stem]"' in text

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from goldgate.baseline import BaselineExample, BaselineMetric, SuiteBaseline
 from goldgate.errors import ConfigError
@@ -290,3 +292,46 @@ def test_combine_verdicts() -> None:
     assert combine_verdicts([Verdict.PASS, Verdict.IMPROVED]) is Verdict.IMPROVED
     assert combine_verdicts([Verdict.IMPROVED, Verdict.REGRESSED]) is Verdict.REGRESSED
     assert combine_verdicts([Verdict.REGRESSED, Verdict.ERROR]) is Verdict.ERROR
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.lists(st.tuples(st.booleans(), st.booleans(), st.booleans()), min_size=2, max_size=40),
+    seed=st.integers(0, 1000),
+)
+def test_order_of_the_golden_file_does_not_matter(
+    data: list[tuple[bool, bool, bool]], seed: int
+) -> None:
+    """Reordering examples (which keeps the golden hash) gives the same checks and slices."""
+    now = [d[0] for d in data]
+    was = [d[1] for d in data]
+    tags = [("x",) if d[2] else ("y",) for d in data]
+    baseline = baseline_of(scored({"accuracy": right_wrong(was)}, tags))
+    rules = {"accuracy": Rule(max_drop=1.0, max_flips=0, slices=True)}
+    significance = Significance(resamples=100, seed=seed)
+    straight = evaluate_suite(
+        scored({"accuracy": right_wrong(now)}, tags), baseline, rules, significance
+    )
+
+    permutation = list(range(len(data)))
+    random.Random(seed).shuffle(permutation)
+    ids = tuple(f"ex-{i:03d}" for i in permutation)
+    shuffled = SuiteScores(
+        name="qa",
+        ids=ids,
+        tags=tuple(tags[i] for i in permutation),
+        metrics=(
+            MetricScores(
+                "accuracy",
+                accuracy(),
+                "sig-accuracy",
+                as_stats_array(right_wrong([now[i] for i in permutation]), 2),
+            ),
+        ),
+    )
+    reordered = evaluate_suite(shuffled, baseline, rules, significance)
+    assert [c.model_dump() for c in reordered.checks] == [c.model_dump() for c in straight.checks]
+    assert [s.model_dump() for s in reordered.slices] == [s.model_dump() for s in straight.slices]
+    assert reordered.verdict is straight.verdict
+    if now == was:
+        assert straight.verdict is Verdict.PASS

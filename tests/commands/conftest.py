@@ -13,5 +13,6 @@ from goldgate.cli import main
 def scaffold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CI", "true")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     assert main(["init"]) == 0
     return tmp_path

@@ -475,3 +475,15 @@ def test_any_data_gives_a_config_or_a_config_error(
         parse_config(data, root=Path("/r"), source=Path("/r/goldgate.yaml"))
     except GoldgateError as exc:
         assert str(exc).startswith("/r/goldgate.yaml")
+
+
+def test_the_bundled_example_config_loads_and_fits_the_schema() -> None:
+    import yaml
+
+    example = Path(__file__).resolve().parents[1] / "goldgate.yaml"
+    if not example.is_file():
+        pytest.skip("no bundled goldgate.yaml")
+    config = load_config(example)
+    assert config.suites
+    schema = config_json_schema()
+    assert _schema_accepts(schema, yaml.safe_load(example.read_text("utf-8")), schema["$defs"])

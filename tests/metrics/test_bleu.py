@@ -403,3 +403,10 @@ def test_real_wmt21_systems(filename: str, options: dict[str, Any]) -> None:
 def test_known_figure_for_facebook_ai_de_en() -> None:
     examples = _load("mt_wmt21_newstest2021_de-en.Facebook-AI.jsonl")
     assert round(run("bleu", {}, examples).corpus_score().score, 2) == 53.34
+
+
+@pytest.mark.parametrize("name", ["bleu", "sentence_bleu"])
+def test_empty_corpus_scores_zero(name: str) -> None:
+    result = score_corpus([(name, create_metric(name))], [], [])[0]
+    assert result.corpus_score().score == 0.0
+    assert result.per_example() == []

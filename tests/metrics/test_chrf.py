@@ -310,3 +310,9 @@ def run_with_packing(
 
     with mock.patch.object(chrf_module, "character_ids", character_ids):
         return run(name, options, examples).stats
+
+
+@pytest.mark.parametrize("name", ["chrf", "chrf++"])
+def test_empty_corpus_scores_zero(name: str) -> None:
+    result = score_corpus([(name, create_metric(name))], [], [])[0]
+    assert result.corpus_score().score == 0.0

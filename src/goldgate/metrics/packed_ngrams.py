@@ -5,7 +5,9 @@ An n-gram of ids ``a, b, c`` becomes the integer ``a·2^(2k) + b·2^k + c`` with
 item, so equal n-grams get equal keys, and since no id is 0 an n-gram of order n lies in
 ``[2^(k(n-1)), 2^(kn))``: the order can be read off the key. A text whose ids do not fit in
 k bits (``63 // max_order``) is not packed and its caller falls back to dict counting, which
-gives the same integers. The vocabularies only grow, so keys packed at any time compare.
+gives the same integers. The vocabularies only grow, so keys packed at any time compare —
+within one process: ids are assigned in order of first sight, so keys made in another
+process (say, a worker pool) must not be mixed with these.
 """
 
 from __future__ import annotations

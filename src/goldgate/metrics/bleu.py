@@ -6,8 +6,13 @@ count in any one reference, and the hypothesis n-gram totals. The corpus score i
 once from their sums, with sacrebleu's arithmetic step for step so that even its float noise
 (an identical sentence scores 100.00000000000004) comes out the same.
 
-Each text is tokenised and turned into per-order n-gram counts once (``preprocess``); ``bleu``
-and ``sentence_bleu`` with the same tokenizer, case and order share that work.
+Each text is tokenised and its n-grams are counted once (``preprocess``, into packed int64
+keys: see ``packed_ngrams``); ``bleu`` and ``sentence_bleu`` with the same tokenizer, case and
+order share that work.
+
+Beyond sacrebleu: the signature carries ``order:N`` when the n-gram order is not 4 (sacrebleu
+prints nothing, yet the value changes), and a ``smooth_value`` for ``exp`` or ``none``, which
+sacrebleu ignores, is refused as a mistake.
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ sacrebleu's ``[hyp, ref, match]`` against the reference with the best sentence-l
 ``>``: the first one wins a tie). ``hyp`` is 0 for an order in which that reference has no
 n-grams. The corpus score comes from the summed statistics, the example score from the
 example's own, each with sacrebleu's arithmetic.
+
+Beyond sacrebleu: the signature carries ``beta:B`` when beta is not 2 (sacrebleu names the
+metric chrF3 but prints nothing), and option names are sacrebleu's ``CHRF`` arguments
+(``whitespace``, not ``corpus_chrf``'s ``remove_whitespace``).
 """
 
 from __future__ import annotations

@@ -674,24 +674,31 @@ def _run_threads(
                 continue
             wait = min((t + timeout - now for t in in_flight.values()), default=timeout)
             try:
-                index, ok, value = done.get(timeout=max(wait, 0.001) + 0.001)
+                batch = [done.get(timeout=max(wait, 0.001) + 0.001)]
             except queue.Empty:
                 continue
-            with lock:
-                if started.pop(index, None) is None:
-                    continue  # arrived after its timeout was declared
-            finished += 1
-            call = calls[index]
-            if not ok and isinstance(value, BaseException):
-                first_error = first_error or _call_error(value, call, label)
-                continue
-            try:
-                output = _checked_output(value, call, label)
-            except SystemRunError as exc:
-                stop.set()
-                first_error = first_error or exc
-                continue
-            deliver(call, output)
+            # Take every result that is ready in one go: fast functions finish by the
+            # thousand, and one lock round per result would starve the workers.
+            while True:
+                try:
+                    batch.append(done.get_nowait())
+                except queue.Empty:
+                    break
+            with lock:  # results that arrive after their timeout was declared are dropped
+                fresh = [item for item in batch if started.pop(item[0], None) is not None]
+            for index, ok, value in fresh:
+                finished += 1
+                call = calls[index]
+                if not ok and isinstance(value, BaseException):
+                    first_error = first_error or _call_error(value, call, label)
+                    continue
+                try:
+                    output = _checked_output(value, call, label)
+                except SystemRunError as exc:
+                    stop.set()
+                    first_error = first_error or exc
+                    continue
+                deliver(call, output)
     finally:
         stop.set()
     if first_error is not None:

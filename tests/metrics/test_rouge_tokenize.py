@@ -115,6 +115,7 @@ def test_stem_cache_calls_the_stemmer_once_per_word(monkeypatch: pytest.MonkeyPa
 
 def test_missing_nltk_is_a_metric_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rouge_tokenize, "_porter", None)
+    monkeypatch.setitem(sys.modules, "nltk", None)
     monkeypatch.setitem(sys.modules, "nltk.stem", None)
     with pytest.raises(MetricError, match=r"pip install 'goldgate\[stem\]'"):
         make_tokenizer("default", use_stemmer=True)
@@ -130,7 +131,9 @@ def test_nltk_is_imported_only_for_stemming() -> None:
         "metrics = [(n, create_metric(n)) for n in ('rouge1', 'rougeL', 'rougeLsum', 'rougeW')]\n"
         "score_corpus(metrics, ['a b'], [['a c']])\n"
         "assert 'nltk' not in sys.modules, 'nltk imported without use_stemmer'\n"
-        "create_metric('rouge1', {'use_stemmer': True})\n"
+        "stemmed = create_metric('rouge1', {'use_stemmer': True})\n"
+        "assert 'nltk' not in sys.modules, 'nltk imported by configuration alone'\n"
+        "score_corpus([('rouge1', stemmed)], ['walking'], [['walked']])\n"
         "assert 'nltk' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -29,6 +29,7 @@ stemmer dominates rouge-score's running time and a corpus has few distinct words
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import unicodedata
 from collections.abc import Callable
@@ -85,6 +86,21 @@ def porter_stemmer() -> Any:
     return _porter
 
 
+def require_stemmer() -> None:
+    """Raise MetricError now if NLTK is missing, without importing it (that costs a second)."""
+    if _porter is not None:
+        return
+    try:
+        found = importlib.util.find_spec("nltk") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise MetricError(
+            "use_stemmer=true needs NLTK's Porter stemmer, which is not installed: "
+            f"run {STEM_INSTALL_HINT}"
+        )
+
+
 def _stem_uncached(word: str) -> str:
     stem = word if len(word) <= 3 else porter_stemmer().stem(word)
     # rouge-score drops whatever does not look like a token after stemming.
@@ -115,7 +131,7 @@ def make_tokenizer(name: TokenizerName, *, use_stemmer: bool) -> Tokenizer:
     base = default_tokens if name == "default" else unicode_tokens
     if not use_stemmer:
         return base
-    porter_stemmer()  # fail now, at configuration time, when NLTK is missing
+    require_stemmer()  # fail now, at configuration time, when NLTK is missing
 
     def stemmed(text: str) -> list[str]:
         return stem_tokens(base(text))

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from goldgate import baseline as baseline_module
+from goldgate import atomic
 from goldgate.baseline import (
     Baseline,
     BaselineExample,
@@ -88,7 +88,7 @@ def test_interrupted_write_keeps_the_old_file(
     def crash(src: str, dst: str) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(baseline_module.os, "replace", crash)
+    monkeypatch.setattr(atomic.os, "replace", crash)
     with pytest.raises(KeyboardInterrupt):
         write_baseline(path, make_baseline(score_shift=1.0))
     assert path.read_bytes() == before

@@ -12,12 +12,9 @@ changed example and metric.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import subprocess
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +22,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from goldgate.atomic import write_text_atomic
 from goldgate.errors import BaselineError
 from goldgate.stats import FloatArray
 
@@ -258,34 +256,8 @@ def _dump(value: Any, level: int) -> str:
 def write_baseline(path: Path, baseline: Baseline) -> None:
     """Write the baseline atomically: a temporary file beside it, fsync, then os.replace."""
     text = dumps_baseline(baseline)
-    directory = path.parent
-    directory.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    _fsync_directory(directory)
-
-
-def _fsync_directory(directory: Path) -> None:
-    # Makes the rename itself durable; not possible on every platform, so best effort.
-    try:
-        descriptor = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, text, newline="\n")
 
 
 # -- comparing with today's golden set and metrics ---------------------------------------------

@@ -6,12 +6,10 @@ The same result renders to the same bytes.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from goldgate.atomic import write_text_atomic
 from goldgate.errors import ConfigError, did_you_mean
 from goldgate.result import RunResult
 
@@ -50,21 +48,6 @@ def _renderer(fmt: str) -> Callable[[RunResult], str]:
 def render(result: RunResult, fmt: str) -> str:
     """Render a result in one format: ``md``, ``html``, ``json`` or ``junit``."""
     return _renderer(fmt)(result)
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write text through a temporary file in the same directory and ``os.replace``."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def write_reports(result: RunResult, directory: Path, formats: Sequence[str]) -> list[Path]:

@@ -325,7 +325,8 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Show a fixture or marker gate failure as goldgate's text, not as a traceback."""
     report = yield
-    if call.excinfo is not None and not isinstance(item, GoldgateItem):
+    checks = FIXTURE in getattr(item, "fixturenames", ()) or item.get_closest_marker(MARKER)
+    if call.excinfo is not None and checks and not isinstance(item, GoldgateItem):
         error = call.excinfo.value
         if isinstance(error, GateFailed | GoldgateError):
             where = _test_location(item, call.excinfo)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import tempfile
 import traceback
@@ -254,8 +255,10 @@ class GoldgateSession:
     def _replay_system(self, suite: str, outputs: dict[str, list[str]]) -> SystemConfig:
         directory = self.workdir() / "replay"
         directory.mkdir(exist_ok=True)
-        digest = hashlib.sha256(json.dumps(outputs, sort_keys=True).encode()).hexdigest()[:16]
-        return write_predictions(directory / f"{suite}-{digest}.jsonl", outputs)
+        # A file of its own per call: xdist workers share this directory.
+        handle, name = tempfile.mkstemp(prefix=f"{suite}-", suffix=".jsonl", dir=directory)
+        os.close(handle)
+        return write_predictions(Path(name), outputs)
 
     # -- fixture and marker checks --------------------------------------------------------
 

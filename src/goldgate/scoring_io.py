@@ -77,6 +77,9 @@ def read_jsonl(path: Path) -> ScoringData:
     """Rows ``{"candidate": str, "references": [str, ...]}`` (``reference``: str also taken)."""
     candidates: list[str] = []
     references: list[list[str]] = []
+    # Golden sets repeat their references row after row (one set per system or sample); one
+    # string object per distinct reference keeps memory to the distinct texts.
+    distinct: dict[str, str] = {}
     decode = json.JSONDecoder().decode
     for number, line in _iter_lines(path):
         if not line.strip():
@@ -94,7 +97,7 @@ def read_jsonl(path: Path) -> ScoringData:
         if not isinstance(candidate, str):
             raise InputError(f"{where}: 'candidate' is {_describe(candidate)}, not a string")
         candidates.append(candidate)
-        references.append(_row_references(row, where))
+        references.append([distinct.setdefault(ref, ref) for ref in _row_references(row, where)])
     if not candidates:
         raise InputError(f"{path}: no rows to score")
     return ScoringData(candidates, references)

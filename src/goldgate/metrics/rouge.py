@@ -304,67 +304,20 @@ class RougeN(RougeMetric[RougeOptions]):
         return ngram_prf(candidate, reference, self.n)
 
 
-class Rouge1(RougeN):
-    """ROUGE-1: unigrams."""
-
-    name = "rouge1"
-    n = 1
-
-
-class Rouge2(RougeN):
-    """ROUGE-2: bigrams."""
-
-    name = "rouge2"
-    n = 2
+def _rouge_n(n: int) -> type[RougeN]:
+    """The ROUGE-N class for one ``n`` (registered by name as ``rouge<n>``)."""
+    attributes = {
+        "name": f"rouge{n}",
+        "n": n,
+        "__doc__": f"ROUGE-{n}: {n}-gram overlap.",
+        "__module__": __name__,
+    }
+    return type(f"Rouge{n}", (RougeN,), attributes)
 
 
-class Rouge3(RougeN):
-    """ROUGE-3."""
-
-    name = "rouge3"
-    n = 3
-
-
-class Rouge4(RougeN):
-    """ROUGE-4."""
-
-    name = "rouge4"
-    n = 4
-
-
-class Rouge5(RougeN):
-    """ROUGE-5."""
-
-    name = "rouge5"
-    n = 5
-
-
-class Rouge6(RougeN):
-    """ROUGE-6."""
-
-    name = "rouge6"
-    n = 6
-
-
-class Rouge7(RougeN):
-    """ROUGE-7."""
-
-    name = "rouge7"
-    n = 7
-
-
-class Rouge8(RougeN):
-    """ROUGE-8."""
-
-    name = "rouge8"
-    n = 8
-
-
-class Rouge9(RougeN):
-    """ROUGE-9."""
-
-    name = "rouge9"
-    n = 9
+Rouge1, Rouge2, Rouge3, Rouge4, Rouge5, Rouge6, Rouge7, Rouge8, Rouge9 = (
+    _rouge_n(n) for n in range(1, 10)
+)
 
 
 class RougeL(RougeMetric[RougeOptions]):

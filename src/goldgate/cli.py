@@ -37,11 +37,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_ERROR, f"goldgate: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``only``, the other commands are names without their modules."""
     parser = _Parser(prog="goldgate", description="A regression gate for text-generation quality.")
     parser.add_argument("--version", action="version", version=f"goldgate {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, module_name in COMMANDS.items():
+        if only is not None and name != only:
+            # Importing every command costs each run of one of them start-up time.
+            subparsers.add_parser(name)
+            continue
         module = importlib.import_module(module_name)
         sub = subparsers.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(sub)
@@ -51,8 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a goldgate command; returns 0 pass, 1 regression, 2 usage or input error."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = words[0] if words and words[0] in COMMANDS else None
+    parser = build_parser(command)
+    args = parser.parse_args(words)
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)
         return EXIT_ERROR

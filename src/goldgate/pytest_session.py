@@ -441,7 +441,7 @@ def _with_failures(config: Config, result: RunResult, failures: Mapping[str, str
     if not failures:
         return result
     from goldgate.gate import combine_verdicts
-    from goldgate.result import SuiteResult, Verdict
+    from goldgate.runner import failed_suite
 
     done = {suite.name: suite for suite in result.suites}
     suites: list[SuiteResult] = []
@@ -449,18 +449,7 @@ def _with_failures(config: Config, result: RunResult, failures: Mapping[str, str
         if name in done:
             suites.append(done[name])
         elif name in failures:
-            suites.append(
-                SuiteResult(
-                    name=name,
-                    verdict=Verdict.ERROR,
-                    goldens=_relative(config.suites[name].goldens, config.root),
-                    golden_hash="",
-                    n_examples=0,
-                    metrics=[],
-                    checks=[],
-                    error=failures[name],
-                )
-            )
+            suites.append(failed_suite(config, name, failures[name]))
     return result.model_copy(
         update={
             "suites": suites,
@@ -468,13 +457,6 @@ def _with_failures(config: Config, result: RunResult, failures: Mapping[str, str
             "errors": [*result.errors, *failures.values()],
         }
     )
-
-
-def _relative(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return path.as_posix()
 
 
 def _failed(checks: Iterable[CheckResult]) -> list[CheckResult]:

@@ -108,16 +108,7 @@ def run(
             hints += suite_hints
         except GoldgateError as exc:
             errors.append(str(exc))
-            suite_result = SuiteResult(
-                name=name,
-                verdict=Verdict.ERROR,
-                goldens=_relative(config.suites[name].goldens, config.root),
-                golden_hash="",
-                n_examples=0,
-                metrics=[],
-                checks=[],
-                error=str(exc),
-            )
+            suite_result = failed_suite(config, name, str(exc))
         results.append(suite_result)
 
     if baseline is None:
@@ -534,6 +525,20 @@ def _digests(golden: GoldenSet) -> dict[str, str]:
         record.id: record_digest(record.input, record.references, record.tags)
         for record in golden.records
     }
+
+
+def failed_suite(config: Config, name: str, error: str) -> SuiteResult:
+    """The result of a suite that could not be scored: verdict error, with the reason."""
+    return SuiteResult(
+        name=name,
+        verdict=Verdict.ERROR,
+        goldens=_relative(config.suites[name].goldens, config.root),
+        golden_hash="",
+        n_examples=0,
+        metrics=[],
+        checks=[],
+        error=error,
+    )
 
 
 def _relative(path: Path, root: Path) -> str:

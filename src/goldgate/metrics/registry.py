@@ -151,6 +151,8 @@ def parse_metric_spec(spec: str) -> tuple[str, dict[str, str]]:
         name, options_text = head, tail
     elif sep and "=" in spec:
         raise MetricError(f"bad metric spec {spec!r}: options go after the last ':'")
+    elif sep and head in _BUILTINS:
+        raise MetricError(f"bad metric spec {spec!r}: expected key=value, got {tail!r}")
     options: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in options_text.split(","))):
         key, eq, value = item.partition("=")

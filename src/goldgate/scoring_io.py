@@ -22,8 +22,8 @@ class ScoringData:
 def _iter_lines(path: Path, label: str = "") -> Iterator[tuple[int, str]]:
     """Numbered lines of a UTF-8 file, read as a stream; errors name the file and line.
 
-    Lines end at ``\n`` only (as sacrebleu reads them); a ``\r`` before it and a UTF-8 byte
-    order mark at the start are dropped.
+    Lines end at LF only (as sacrebleu reads them); a CR before the LF and a UTF-8 byte order
+    mark at the start of the file are dropped.
     """
     name = f"{label}{path}"
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -222,3 +223,39 @@ def test_multiline_outputs_use_a_heredoc(tmp_path: Path) -> None:
 def test_passed_output_follows_exit_code(verdict: Verdict) -> None:
     result = regressed_result().model_copy(update={"verdict": verdict})
     assert step_outputs(result, "r")["passed"] == ("true" if verdict.exit_code == 0 else "false")
+
+
+def test_annotations_point_at_the_golden_file_from_the_repository_root(tmp_path: Path) -> None:
+    result = regressed_result()
+    lines = annotation_lines(result, root=tmp_path / "services" / "qa", workspace=tmp_path)
+    assert lines[0].startswith("::error file=services/qa/goldens/qa%2Cv1.jsonl,line=2,")
+    # a project outside the workspace keeps the path the result records
+    (outside,) = annotation_lines(result, root=Path("/elsewhere"), workspace=tmp_path)
+    assert outside.startswith("::error file=goldens/qa%2Cv1.jsonl,")
+
+
+def test_run_in_a_subdirectory_annotates_repository_relative_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The action's ``working-directory``: GitHub resolves ``file=`` from the repository root."""
+    from goldgate.cli import main
+
+    project = tmp_path / "services" / "qa"
+    project.mkdir(parents=True)
+    monkeypatch.chdir(project)
+    for name in list(os.environ):
+        if name.startswith(("GITHUB_", "GOLDGATE_")):
+            monkeypatch.delenv(name)
+    assert main(["init"]) == 0
+    assert main(["bless"]) == 0
+    predictions = project / "predictions" / "qa.jsonl"
+    rows = [json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()]
+    for row in rows[:12]:
+        row["output"] = "I do not know"
+    predictions.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    capsys.readouterr()
+    assert main(["run", "--github", "--no-comment", "--quiet"]) == 1
+    errors = [line for line in capsys.readouterr().out.splitlines() if line.startswith("::error")]
+    assert errors
+    assert all(line.startswith("::error file=services/qa/goldens/qa.jsonl,") for line in errors)

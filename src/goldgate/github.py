@@ -135,16 +135,35 @@ def _worst_example(suite: SuiteResult, metric: str) -> ExampleResult | None:
     return worst
 
 
-def annotation_lines(result: RunResult) -> list[str]:
+def _repository_path(goldens: str, root: Path | None, workspace: Path | None) -> str:
+    """The golden file's path from the repository root, where GitHub looks for it.
+
+    ``goldens`` is relative to the project root, which is not the repository's when the
+    project lives in a subdirectory (the action's ``working-directory``).
+    """
+    if root is None or workspace is None:
+        return goldens
+    try:
+        return (root / goldens).resolve().relative_to(workspace.resolve()).as_posix()
+    except (ValueError, OSError):
+        return goldens
+
+
+def annotation_lines(
+    result: RunResult, *, root: Path | None = None, workspace: Path | None = None
+) -> list[str]:
     """Workflow commands: an error per failed check, a warning per drop forgiven as noise.
 
-    Each points at the golden file and the line of the example that fell the most.
+    Each points at the golden file and the line of the example that fell the most. With the
+    project ``root`` and the repository ``workspace`` known, file paths are made relative to
+    the repository, as GitHub expects.
     """
     lines = []
     for suite in result.suites:
+        goldens = _repository_path(suite.goldens, root, workspace)
         if suite.error:
             lines.append(
-                f"::error file={_escape_property(suite.goldens)},"
+                f"::error file={_escape_property(goldens)},"
                 f"title={_escape_property(f'goldgate: {suite.name}')}::{_escape_data(suite.error)}"
             )
         for check in suite.checks:
@@ -154,7 +173,7 @@ def annotation_lines(result: RunResult) -> list[str]:
                 level = "warning"
             else:
                 continue
-            properties = [f"file={_escape_property(suite.goldens)}"]
+            properties = [f"file={_escape_property(goldens)}"]
             worst = _worst_example(suite, check.metric)
             if worst is not None and worst.line is not None:
                 properties.append(f"line={worst.line}")
@@ -313,8 +332,12 @@ def publish(
     *,
     report_dir: Path | str,
     comment: bool = True,
+    root: Path | None = None,
 ) -> PublishOutcome:
-    """Write the job summary and step outputs, and post or update the sticky comment."""
+    """Write the job summary and step outputs, and post or update the sticky comment.
+
+    ``root`` is the project root the result's golden paths are relative to.
+    """
     comment_result = upsert_comment(env, markdown) if comment else None
     if env.step_summary is not None:
         summary = markdown
@@ -332,7 +355,7 @@ def publish(
         append_step_summary(env.step_summary, summary)
     if env.output is not None:
         write_step_outputs(env.output, step_outputs(result, report_dir))
-    lines = annotation_lines(result)
+    lines = annotation_lines(result, root=root, workspace=env.workspace)
     if comment_result is not None and comment_result.outcome is CommentOutcome.FAILED:
         detail = _escape_data(f"could not comment: {comment_result.detail}")
         lines.append(f"::warning title=goldgate::{detail}")

@@ -135,8 +135,14 @@ def github_mode(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "github", False)) or os.environ.get("GITHUB_ACTIONS") == "true"
 
 
-def publish_to_github(result: RunResult, report_dir: Path, *, comment: bool) -> None:
-    """Job summary, step outputs, sticky comment; annotations go to stdout for the runner."""
+def publish_to_github(
+    result: RunResult, report_dir: Path, *, comment: bool, root: Path | None = None
+) -> None:
+    """Job summary, step outputs, sticky comment; annotations go to stdout for the runner.
+
+    ``root`` is the project root (golden paths in the result are relative to it); None means
+    the current directory.
+    """
     import os
 
     from goldgate.github import CommentOutcome, GitHubEnvironment, publish
@@ -147,7 +153,14 @@ def publish_to_github(result: RunResult, report_dir: Path, *, comment: bool) -> 
         shown_dir = report_dir.relative_to(Path.cwd())
     except ValueError:
         shown_dir = report_dir
-    outcome = publish(result, render(result, "md"), env, report_dir=shown_dir, comment=comment)
+    outcome = publish(
+        result,
+        render(result, "md"),
+        env,
+        report_dir=shown_dir,
+        comment=comment,
+        root=root if root is not None else Path.cwd(),
+    )
     for line in outcome.annotations:
         print(line)
     if outcome.comment is not None and outcome.comment.outcome in (

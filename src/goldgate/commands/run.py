@@ -89,5 +89,5 @@ def run(args: argparse.Namespace) -> int:
     for error in result.errors:
         print(f"goldgate: error: {error}", file=sys.stderr)
     if github_mode(args):
-        publish_to_github(result, config.report.dir, comment=args.comment)
+        publish_to_github(result, config.report.dir, comment=args.comment, root=config.root)
     return result.exit_code

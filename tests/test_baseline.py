@@ -115,6 +115,10 @@ def test_missing_file(tmp_path: Path) -> None:
         (lambda t: t.replace('"samples": 1', '"samples": "x"'), r"suites\.qa\.samples"),
         (lambda t: t.replace('"accuracy": [[1.0, 1.0]]', '"accuracy": [[1.0]]'), "ex-1"),
         (lambda t: t.replace('"golden_hash"', '"golden_hashh"'), "golden_hash"),
+        # json reads NaN and Infinity; a hand-edited number must not reach the gate's arithmetic
+        (lambda t: t.replace('"accuracy": [[1.0, 1.0]]', '"accuracy": [[NaN, 1.0]]'), "finite"),
+        (lambda t: t.replace("66.66666666666667", "Infinity"), "finite"),
+        (lambda t: t.replace("66.66666666666667", "1e999"), "finite"),
     ],
 )
 def test_damaged_files_are_named(tmp_path: Path, damage, message: str) -> None:  # type: ignore[no-untyped-def]

@@ -30,7 +30,9 @@ BASELINE_SCHEMA_VERSION: Literal["goldgate.baseline/1"] = "goldgate.baseline/1"
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Python's json reads NaN and Infinity; blessing never writes them (allow_nan=False), so
+    # one in the file is damage, and it would crash the gate's arithmetic.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class BaselineMetric(_Model):

@@ -135,3 +135,46 @@ def test_pre_commit_hook_runs_goldgate_check() -> None:
     assert re.search(hook["files"], "goldens/qa.jsonl")
     assert re.search(hook["files"], "goldgate.yaml")
     assert not re.search(hook["files"], "src/app.py")
+
+
+_HIDE_MODULES = """\
+import sys
+
+
+class _Hide:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {hidden!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _Hide())
+"""
+
+
+def test_pre_commit_hooks_environment_can_check_a_stemming_config(tmp_path: Path) -> None:
+    """pre-commit installs goldgate without extras: the hook must bring what `check` needs.
+
+    The bundled goldgate.yaml uses ROUGE's use_stemmer, which `goldgate check` validates.
+    Packages of the ``stem`` extra that the hook does not list are hidden from `goldgate check`.
+    """
+    import tomllib
+
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    (hook,) = [h for h in hooks if h["id"] == "goldgate-check"]
+    listed = {re.split(r"[<>=!~\[ ;]", dep)[0].lower() for dep in hook["additional_dependencies"]}
+    with (ROOT / "pyproject.toml").open("rb") as handle:
+        extras = tomllib.load(handle)["project"]["optional-dependencies"]
+    stem = {re.split(r"[<>=!~\[ ;]", dep)[0].lower() for dep in extras["stem"]}
+    (tmp_path / "sitecustomize.py").write_text(
+        _HIDE_MODULES.format(hidden=sorted(stem - listed)), encoding="utf-8"
+    )
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "goldgate"), "check"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr

@@ -168,6 +168,23 @@ def test_verify_names_suite_and_metric() -> None:
         )
 
 
+def test_verify_refuses_examples_that_disagree_with_a_matching_golden_hash() -> None:
+    # A hand edit or a bad merge of the file: the hash says "same goldens" but an example is
+    # gone, so the gate would pair a subset and show a baseline score over fewer examples.
+    suite = make_baseline().suites["qa"]
+    digests = {i: e.digest for i, e in suite.examples.items()}
+    verify_suite(
+        suite, suite="qa", golden_hash="sha256:abc", signatures={}, source="b", digests=digests
+    )
+    del suite.examples["ex-2"]
+    with pytest.raises(
+        BaselineError, match=r"b: damaged baseline: suite 'qa'.*example ex-2 is missing"
+    ):
+        verify_suite(
+            suite, suite="qa", golden_hash="sha256:abc", signatures={}, source="b", digests=digests
+        )
+
+
 def test_record_digest_and_strip_nrefs() -> None:
     assert record_digest("q", ["a"], ["x", "y"]) == record_digest("q", ["a"], ["y", "x"])
     assert record_digest("q", ["a"], []) != record_digest("q", ["b"], [])

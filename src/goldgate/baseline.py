@@ -295,6 +295,8 @@ def verify_suite(
             f" (baseline {_short_hash(suite_baseline.golden_hash)}, now {_short_hash(golden_hash)})"
             f"{detail}; {advice}"
         )
+    if digests is not None:
+        _check_examples_match(suite_baseline, suite, digests, source)
     for spec, signature in signatures.items():
         blessed = suite_baseline.metrics.get(spec)
         if blessed is not None and blessed.signature != signature:
@@ -303,6 +305,33 @@ def verify_suite(
                 f" baseline's (baseline {blessed.signature}, now {signature}); scores are only"
                 " compared under the same settings; run `goldgate bless` to accept the new ones"
             )
+
+
+def _check_examples_match(
+    suite_baseline: SuiteBaseline, suite: str, digests: Mapping[str, str], source: str
+) -> None:
+    # Only a hand edit or a bad merge gets here: the hash says the goldens are the same, yet
+    # the examples differ, and the gate would silently pair a subset of them.
+    blessed = suite_baseline.examples
+    if len(blessed) == len(digests) and all(
+        example_id in blessed and blessed[example_id].digest == digest
+        for example_id, digest in digests.items()
+    ):
+        return
+    problems = [f"example {i} is missing" for i in digests if i not in blessed]
+    problems += [f"example {i} is not in the golden set" for i in blessed if i not in digests]
+    problems += [
+        f"example {i} has another digest"
+        for i, digest in digests.items()
+        if i in blessed and blessed[i].digest != digest
+    ]
+    shown = ", ".join(problems[:3]) + (
+        f" and {len(problems) - 3} more" if len(problems) > 3 else ""
+    )
+    raise BaselineError(
+        f"{source}: damaged baseline: suite {suite!r}: its golden hash matches the golden set"
+        f" but its examples do not ({shown}); restore it from git or run `goldgate bless` again"
+    )
 
 
 def _short_hash(value: str) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from goldgate import systems
 from goldgate.cache import OutputCache, read_entries
 from goldgate.config import SystemConfig
 from goldgate.errors import InputError, SystemRunError
@@ -267,6 +268,19 @@ def test_command_crash_names_exit_code_and_stderr_and_keeps_outputs(
     outputs = run(command, golden, tmp_path)
     assert calls_of(tmp_path / "calls") == [f"q{i}" for i in range(8)]  # none repeated
     assert outputs == {r.id: [expected_output(r.input)] for r in golden.records}
+
+
+def test_a_command_that_exited_is_reported_without_waiting_for_more_output(
+    tmp_path: Path, command: SystemConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its stdout is already at end of file: there is nothing left to salvage, so the error
+    # must not wait out the grace meant for a command that is still being killed.
+    monkeypatch.setattr(systems, "KILL_GRACE_S", 5.0)
+    behave(tmp_path, "crash", after=1)
+    started = time.monotonic()
+    with pytest.raises(SystemRunError, match="exited with code 3"):
+        run(command, make_golden(tmp_path, 4), tmp_path)
+    assert time.monotonic() - started < 4.0
 
 
 def test_command_hang_is_killed_with_its_process_group(

@@ -267,6 +267,7 @@ class _CommandSession:
         self.remaining = len(calls)
         self.received = 0
         self.stdout: queue.Queue[object] = queue.Queue()
+        self.stdout_ended = False
         self.stderr: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self.threads = [
             _daemon(self._write_inputs),
@@ -286,7 +287,7 @@ class _CommandSession:
 
     def _salvage(self) -> None:
         deadline = time.monotonic() + 2 * KILL_GRACE_S
-        while self.remaining:
+        while self.remaining and not self.stdout_ended:
             try:
                 item = self.stdout.get(timeout=max(deadline - time.monotonic(), 0.0))
             except queue.Empty:
@@ -307,6 +308,7 @@ class _CommandSession:
             except queue.Empty:
                 self._fail_timeout()
             if item is _EOF:
+                self.stdout_ended = True
                 break
             assert isinstance(item, bytes)
             line_number += 1

@@ -259,3 +259,27 @@ def test_run_in_a_subdirectory_annotates_repository_relative_paths(
     errors = [line for line in capsys.readouterr().out.splitlines() if line.startswith("::error")]
     assert errors
     assert all(line.startswith("::error file=services/qa/goldens/qa.jsonl,") for line in errors)
+
+
+def test_a_slice_check_points_at_the_worst_example_of_its_slice() -> None:
+    result = regressed_result()
+    qa = result.suites[0]
+    legal = ExampleResult(
+        id="qa-3",
+        line=3,
+        references=["42"],
+        output="41",
+        baseline_output="42",
+        scores={"exact_match": 50.0},
+        baseline_scores={"exact_match": 100.0},
+        tags=["legal"],
+    )
+    qa.examples.append(legal)
+    qa.checks.append(
+        qa.checks[0].model_copy(update={"slice": "legal", "message": "qa[legal] fell"})
+    )
+    suite_error, slice_error = [line for line in annotation_lines(result) if "::error" in line]
+    # the whole suite's worst example is qa-2 (-100); the legal slice's is qa-3 (-50)
+    assert ",line=2," in suite_error and "worst example: qa-2" in suite_error
+    assert ",line=3," in slice_error and "worst example: qa-3" in slice_error
+    assert "title=goldgate%3A qa[legal] exact_match max_drop::" in slice_error

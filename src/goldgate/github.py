@@ -122,10 +122,12 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _worst_example(suite: SuiteResult, metric: str) -> ExampleResult | None:
-    """The example whose score fell furthest on ``metric`` (None when none fell)."""
+def _worst_example(suite: SuiteResult, metric: str, tag: str | None = None) -> ExampleResult | None:
+    """The example (of the ``tag`` slice, if given) whose ``metric`` fell furthest, if any."""
     worst, worst_delta = None, 0.0
     for example in suite.examples:
+        if tag is not None and tag not in example.tags:
+            continue
         before = example.baseline_scores.get(metric)
         now = example.scores.get(metric)
         if before is None or now is None:
@@ -174,10 +176,11 @@ def annotation_lines(
             else:
                 continue
             properties = [f"file={_escape_property(goldens)}"]
-            worst = _worst_example(suite, check.metric)
+            worst = _worst_example(suite, check.metric, check.slice)
             if worst is not None and worst.line is not None:
                 properties.append(f"line={worst.line}")
-            title = f"goldgate: {suite.name} {check.metric} {check.rule}"
+            where = f"{suite.name}[{check.slice}]" if check.slice else suite.name
+            title = f"goldgate: {where} {check.metric} {check.rule}"
             properties.append(f"title={_escape_property(title)}")
             message = check.message
             if worst is not None:

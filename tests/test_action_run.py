@@ -185,3 +185,17 @@ def test_action_installs_from_its_own_checkout() -> None:
     assert shutil.which("bash")
     text = (ROOT / "action.yml").read_text(encoding="utf-8")
     assert '"${GOLDGATE_ACTION_PATH}[stem]"' in text
+
+
+def test_artifact_path_is_the_report_directory_wherever_it_is(
+    pull_request: Path, api: FakeGitHub, tmp_path: Path
+) -> None:
+    """A report.dir outside the working directory (here absolute) is uploaded from there."""
+    elsewhere = tmp_path / "reports"
+    run, _ = run_in_github(
+        pull_request, api, tmp_path / "scratch", args=f"--report-dir {elsewhere}", comment="false"
+    )
+    assert run.outputs["verdict"] == "regressed"
+    upload = run.step("Upload the HTML report")
+    assert Path(upload.with_["path"]) == elsewhere
+    assert (elsewhere / "report.html").exists()

@@ -145,7 +145,7 @@ def publish_to_github(
     """
     import os
 
-    from goldgate.github import CommentOutcome, GitHubEnvironment, publish
+    from goldgate.github import CommentOutcome, GitHubEnvironment, publish, write_step_outputs
     from goldgate.report import render
 
     env = GitHubEnvironment.from_environ(os.environ)
@@ -161,6 +161,10 @@ def publish_to_github(
         comment=comment,
         root=root if root is not None else Path.cwd(),
     )
+    if env.output is not None:
+        # For the action's artifact upload, whose path must not be joined to the working
+        # directory when report.dir lies outside it (report-dir is then absolute).
+        write_step_outputs(env.output, {"report-path": str(report_dir.resolve())})
     for line in outcome.annotations:
         print(line)
     if outcome.comment is not None and outcome.comment.outcome in (

@@ -193,6 +193,29 @@ def test_bad_utf8_names_line_column_and_byte(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("qa.jsonl", '{"id": "a", "input": "x", "reference": "r"}\n'
+                     '{"id": "b", "input": "x", "reference": "caf\\udce9"}\n',
+         "qa.jsonl:2: id 'b': holds a lone surrogate '\\udce9'"),
+        ("qa.yaml", '- {id: a, input: x, reference: r}\n'
+                    '- {id: b, input: "\\ud800", reference: r}\n',
+         "qa.yaml:2: id 'b': holds a lone surrogate '\\ud800'"),
+    ],
+)  # fmt: skip
+def test_escaped_lone_surrogates_are_not_text(
+    tmp_path: Path, name: str, text: str, expected: str
+) -> None:
+    # Valid UTF-8 files can still spell one with a JSON or YAML escape; it cannot be hashed,
+    # cached or reported, so it is refused here rather than as a traceback later.
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    assert expected in error_of(path)
+    path.write_text(text.replace("\\udce9", "\\ud83d\\ude00").replace("\\ud800", "\\u00e9"))
+    assert len(load_goldens(path, "qa").records) == 2  # a surrogate pair is an emoji: fine
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("- {id: a, input: x, reference: r}\n- {id: a, input: y, reference: r}\n",

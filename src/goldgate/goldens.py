@@ -112,7 +112,29 @@ def load_goldens(path: Path, suite: str) -> GoldenSet:
     if not records:
         raise GoldenSetError(f"{path}: the golden set is empty")
     frozen = tuple(records)
-    return GoldenSet(suite=suite, path=path, records=frozen, content_hash=content_hash(frozen))
+    try:
+        digest = content_hash(frozen)
+    except UnicodeEncodeError:
+        raise _surrogate_error(frozen, path, seen) from None
+    return GoldenSet(suite=suite, path=path, records=frozen, content_hash=digest)
+
+
+def _surrogate_error(
+    records: tuple[GoldenRecord, ...], path: Path, lines: dict[str, int]
+) -> GoldenSetError:
+    # A UTF-8 file can still spell a lone surrogate with a JSON or YAML escape (\ud800); it
+    # is not text, and nothing downstream (hash, cache, reports) can encode it.
+    for record in records:
+        try:
+            content_hash((record,))
+        except UnicodeEncodeError as exc:
+            bad = exc.object[exc.start : exc.end].encode("unicode_escape").decode("ascii")
+            return GoldenSetError(
+                f"{path}:{lines[record.id]}: id {record.id!r}: holds a lone surrogate"
+                f" '{bad}', which is not text;"
+                " write the character itself or a complete surrogate pair"
+            )
+    return GoldenSetError(f"{path}: holds a lone surrogate, which is not text")
 
 
 def read_utf8(path: Path, error: type[GoldgateError], *, what: str) -> str:

@@ -122,6 +122,8 @@ def test_predictions_unknown_ids_name_them_and_their_lines(tmp_path: Path) -> No
         ('{"id": "q0", "output": null}\n', "'output' must be text, got null"),
         ('["q0", "x"]\n', "p.jsonl:1: expected an object"),
         (b'{"id": "q0", "output": "\xff"}\n', "p.jsonl:1:25: not valid UTF-8"),
+        ('{"id": "q0", "output": "x\\ud800"}\n',
+         "p.jsonl:1: id 'q0': 'output' holds a lone surrogate '\\ud800'"),
     ],
 )  # fmt: skip
 def test_predictions_file_errors(tmp_path: Path, text: str | bytes, expected: str) -> None:
@@ -173,6 +175,13 @@ for count, line in enumerate(sys.stdin):
         continue
     if count >= after and mode == "number":
         print(json.dumps({"id": request["id"], "output": 42}))
+        continue
+    if count >= after and mode == "latin1":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(b'{"id": "%s", "output": "caf\xe9"}\n' % request["id"].encode())
+        continue
+    if count >= after and mode == "surrogate":
+        print('{"id": "%s", "output": "caf\\udce9"}' % request["id"])
         continue
     with open(calls, "a") as f:
         f.write(request["id"] + "\n")
@@ -330,6 +339,8 @@ def _gone(pid: int) -> bool:
                     "(stdout line 3): 'Loading model weights...'"),
         ("unknown", "unknown id 'nobody' (stdout line 3)"),
         ("number", "'output' for id 'q2' is int, not text (stdout line 3)"),
+        ("latin1", "printed a line that is not valid UTF-8 (stdout line 3)"),
+        ("surrogate", "'output' for id 'q2' holds a lone surrogate '\\udce9' (stdout line 3)"),
         ("skip", "exited without output for 4 of 6 call(s): 'q2', 'q3', 'q4', 'q5'"),
         ("fail_at_end", "exited with code 1 after 6 of 6 output(s)"),
     ],
@@ -555,6 +566,8 @@ def test_callable_timeout(tmp_path: Path, kind: str) -> None:
         ("def answer(v):\n    return 3\n", "answer",
          "returned int for id 'q0'; it must return text"),
         ("def answer(v):\n    return None\n", "answer", "returned null for id 'q0'"),
+        ("def answer(v):\n    return 'caf\\udce9'\n", "answer",
+         "returned text with a lone surrogate '\\udce9' for id 'q0'"),
         ("def answer(v):\n    return 'x'\n", "anwser", "has no 'anwser' (did you mean 'answer'?)"),
         ("answer = 3\n", "answer", "'answer' is a int, not a function"),
         ("raise RuntimeError('no GPU')\n", "answer", "cannot import"),

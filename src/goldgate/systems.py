@@ -193,11 +193,18 @@ def _prediction_outputs(item: dict[str, Any], samples: int, where: str) -> list[
                 f"{where}: 'outputs' holds {len(values)} text(s), expected {samples} "
                 f"(system.samples)"
             )
+        for value in values:
+            bad = lone_surrogate(value)
+            if bad is not None:
+                raise InputError(f"{where}: 'outputs' holds a lone surrogate '{bad}', not text")
         return list(values)
     if "output" not in item:
         raise InputError(f"{where}: no 'output'")
     if not isinstance(item["output"], str):
         raise InputError(f"{where}: 'output' must be text, got {_type(item['output'])}")
+    bad = lone_surrogate(item["output"])
+    if bad is not None:
+        raise InputError(f"{where}: 'output' holds a lone surrogate '{bad}', which is not text")
     if samples != 1:
         raise InputError(
             f"{where}: system.samples is {samples}: give 'outputs', a list of {samples} texts"
@@ -338,10 +345,18 @@ class _CommandSession:
                     stream.close()
 
     def _accept(self, raw: bytes, line_number: int) -> None:
-        text = raw.decode("utf-8", errors="replace").strip()
+        where = f"stdout line {line_number}"
+        try:
+            text = raw.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            # Scoring mojibake would be a silent wrong score: the system's encoding is wrong.
+            self._kill()
+            shown = _clip(raw.decode("utf-8", errors="replace").strip())
+            raise self._error(
+                f"printed a line that is not valid UTF-8 ({where}): {shown}"
+            ) from None
         if not text:
             return
-        where = f"stdout line {line_number}"
         try:
             item = json.loads(text)
         except json.JSONDecodeError:
@@ -363,6 +378,13 @@ class _CommandSession:
             self._kill()
             raise self._error(
                 f"'output' for id {record_id!r} is {_type(output)}, not text ({where})"
+            )
+        bad = lone_surrogate(output)
+        if bad is not None:
+            self._kill()
+            raise self._error(
+                f"'output' for id {record_id!r} holds a lone surrogate '{bad}' ({where}),"
+                " which is not text"
             )
         sample = item.get("sample")
         call = samples.pop(
@@ -535,7 +557,26 @@ def _checked_output(value: Any, call: Call, label: str) -> str:
         raise SystemRunError(
             f"{label}: returned {_type(value)} for id {call.record.id!r}; it must return text"
         )
+    bad = lone_surrogate(value)
+    if bad is not None:
+        raise SystemRunError(
+            f"{label}: returned text with a lone surrogate '{bad}' for id {call.record.id!r};"
+            " it cannot be stored or reported"
+        )
     return value
+
+
+def lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate in ``text``, escaped (``\\ud800``); None for real text.
+
+    JSON escapes and Python strings can hold one, UTF-8 cannot: the cache, the baseline and
+    the reports could not write it.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return text[exc.start].encode("unicode_escape").decode("ascii")
+    return None
 
 
 def _call_error(exc: BaseException, call: Call, label: str) -> SystemRunError:

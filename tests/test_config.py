@@ -90,6 +90,13 @@ def test_valid_config_becomes_typed_models_with_absolute_paths(tmp_path: Path) -
     assert set(config.suites["qa"].create_metrics()) == {"exact_match", "token_f1"}
 
 
+def test_paths_may_be_strings_as_in_any_python_api(tmp_path: Path) -> None:
+    path = write(tmp_path, VALID)
+    assert load_config(str(path)).source == path
+    assert load_config(str(tmp_path)).source == path
+    assert load_config("goldgate.yaml", cwd=str(tmp_path)).source == path
+
+
 def test_models_are_frozen(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, VALID))
     with pytest.raises(ValueError):

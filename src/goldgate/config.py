@@ -7,6 +7,7 @@ A loaded :class:`Config` holds absolute paths, resolved against the config file'
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import sys
@@ -299,11 +300,15 @@ class Config(_Model):
 _FILE_ONLY_KEYS = ("root", "source")
 
 
-def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
+def load_config(
+    path: str | os.PathLike[str] | None = None, *, cwd: str | os.PathLike[str] | None = None
+) -> Config:
     """Read and validate the configuration (goldgate.yaml, else [tool.goldgate] in pyproject)."""
-    base = Path.cwd() if cwd is None else cwd
-    if path is not None and not path.is_absolute():
-        path = base / path
+    base = Path.cwd() if cwd is None else Path(cwd)
+    if path is not None:
+        path = Path(path)
+        if not path.is_absolute():
+            path = base / path
     if path is None or path.is_dir():
         path = _find_config(path or base)
     if not path.is_file():

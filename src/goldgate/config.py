@@ -74,7 +74,8 @@ class SystemConfig(_Model):
         default=None, description="module:function taking an input, returning a string"
     )
     concurrency: int = Field(default=8, ge=1, le=1024)
-    timeout_s: float = Field(default=60.0, gt=0)
+    # A bound, because the waits beneath (threading, subprocess) overflow on .inf or 1e12.
+    timeout_s: float = Field(default=60.0, gt=0, le=7 * 24 * 3600)
     samples: int = Field(default=1, ge=1, le=1000, description="outputs per input")
     env: dict[str, str] = Field(default_factory=dict, description="extra environment (command)")
     cache: Literal["resume", "reuse", "off"] = Field(
@@ -126,6 +127,9 @@ class SystemConfig(_Model):
 
 class GateRule(_Model):
     """The checks on one metric: thresholds and allowed drops against the baseline."""
+
+    # YAML spells NaN `.nan`; a NaN threshold would fail (or pass) every comparison.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     min: float | None = Field(default=None, description="the score must be at least this")
     max: float | None = Field(default=None, description="the score must be at most this")
@@ -206,7 +210,7 @@ class SignificanceConfig(_Model):
     method: Literal["paired_bootstrap"] = "paired_bootstrap"
     resamples: int = Field(default=1000, ge=1, le=1_000_000)
     alpha: float = Field(default=0.05, gt=0, lt=1)
-    seed: int = 0
+    seed: int = Field(default=0, ge=0)  # numpy's generators refuse negative seeds
 
 
 ReportFormat = Literal["md", "html", "json", "junit"]

@@ -199,3 +199,22 @@ def test_artifact_path_is_the_report_directory_wherever_it_is(
     upload = run.step("Upload the HTML report")
     assert Path(upload.with_["path"]) == elsewhere
     assert (elsewhere / "report.html").exists()
+
+
+def test_a_configuration_error_still_sets_the_outputs(
+    pull_request: Path, api: FakeGitHub, tmp_path: Path
+) -> None:
+    """goldgate stops before it has a result; `verdict` still says error, not nothing."""
+    (pull_request / "broken.yaml").write_text("version: 1\nsuites: {qa: {goldenz: x}}\n")
+    try:
+        run, info = run_in_github(pull_request, api, tmp_path, config="broken.yaml")
+    finally:
+        (pull_request / "broken.yaml").unlink()
+    gate = run.step("Run the gate")
+    assert gate.returncode == 2
+    assert "broken.yaml" in gate.stderr
+    assert run.outputs["verdict"] == "error"
+    assert run.outputs["passed"] == "false"
+    assert "goldgate: error" in info["summary"]
+    assert run.step("Upload the HTML report").kind == "uses"  # runner ignores `if:` here
+    assert api.calls == []

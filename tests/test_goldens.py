@@ -124,6 +124,20 @@ def test_csv_numbered_reference_columns_and_multiline_cells(tmp_path: Path) -> N
     assert [r.line for r in golden.records] == [2, 4]
 
 
+def test_csv_with_windows_line_ends_has_the_same_records_and_hash(tmp_path: Path) -> None:
+    # git's core.autocrlf gives Windows checkouts CRLF: inside a quoted cell too. YAML folds
+    # its line breaks to "\n" and JSON escapes them, so a CSV set must not change hash either.
+    text = 'id,input,reference\na,"two\nlines",r\nb,y,"r\nr2"\n'
+    unix, windows = tmp_path / "unix.csv", tmp_path / "windows.csv"
+    unix.write_bytes(text.encode())
+    windows.write_bytes(text.replace("\n", "\r\n").encode())
+    golden = load_goldens(windows, "qa")
+    assert golden.records[0].input == "two\nlines"
+    assert golden.records[1].references == ("r\nr2",)
+    assert golden.content_hash == load_goldens(unix, "qa").content_hash
+    assert [r.line for r in golden.records] == [2, 4]
+
+
 def test_the_hash_ignores_meta_order_and_formatting_but_not_content(tmp_path: Path) -> None:
     base = load_goldens(write_jsonl(tmp_path / "a.jsonl", RECORDS), "qa").content_hash
     shuffled = [dict(reversed(list(r.items()))) for r in reversed(RECORDS)]

@@ -240,7 +240,9 @@ def _is_reference_column(name: str) -> bool:
 
 def _csv_record(columns: list[str], row: list[str]) -> dict[str, Any]:
     record: dict[str, Any] = {"references": [], "meta": {}}
-    for name, cell in zip(columns, row, strict=True):
+    for name, raw_cell in zip(columns, row, strict=True):
+        # A quoted cell keeps the file's line ends; a CRLF checkout must not change the hash.
+        cell = raw_cell.replace("\r\n", "\n")
         if _is_reference_column(name):
             if cell != "":
                 record["references"].append(cell)

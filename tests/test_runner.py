@@ -14,7 +14,7 @@ import pytest
 import goldgate
 from goldgate.baseline import read_baseline
 from goldgate.config import load_config
-from goldgate.errors import BaselineError, UsageError
+from goldgate.errors import BaselineError, GoldgateError, UsageError
 from goldgate.result import CheckStatus, RunResult, Verdict
 from goldgate.runner import bless, check, run
 
@@ -418,6 +418,18 @@ def test_result_json_is_written_whatever_the_formats(project: Project) -> None:
     out = project.root / "out"
     assert sorted(p.name for p in out.iterdir()) == ["report.md", "result.json"]
     assert RunResult.from_json_file(out / "result.json") == result
+
+
+def test_unwritable_report_dir_or_baseline_is_an_error_naming_the_path(project: Project) -> None:
+    # A file where a folder should be (or the reverse): exit 2 with the path, not a traceback.
+    (project.root / "out").write_text("a file, not a folder")
+    with pytest.raises(GoldgateError, match=r"out.*: cannot write the reports"):
+        run(project.config())
+    (project.root / "out").unlink()
+    config = project.config()
+    config.baseline.mkdir()
+    with pytest.raises(BaselineError, match=r"goldgate\.baseline\.json: cannot write the baseline"):
+        bless(config)
 
 
 def test_a_suite_missing_from_the_baseline_gets_a_hint(project: Project) -> None:

@@ -258,8 +258,11 @@ def _dump(value: Any, level: int) -> str:
 def write_baseline(path: Path, baseline: Baseline) -> None:
     """Write the baseline atomically: a temporary file beside it, fsync, then os.replace."""
     text = dumps_baseline(baseline)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, text, newline="\n")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, text, newline="\n")
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot write the baseline: {exc.strerror or exc}") from None
 
 
 # -- comparing with today's golden set and metrics ---------------------------------------------

@@ -493,7 +493,11 @@ def write_result(result: RunResult, directory: Path, formats: Sequence[str]) -> 
     """Write ``result.json`` (always) and the other report formats into ``directory``."""
     from goldgate.report import write_reports
 
-    return write_reports(result, directory, list(dict.fromkeys(["json", *formats])))
+    try:
+        return write_reports(result, directory, list(dict.fromkeys(["json", *formats])))
+    except OSError as exc:
+        where = exc.filename2 or exc.filename or directory
+        raise GoldgateError(f"{where}: cannot write the reports: {exc.strerror or exc}") from None
 
 
 def _load_baseline(config: Config, ref: str | None) -> tuple[Baseline | None, str]:

@@ -579,21 +579,5 @@ def _options_schema(name: str) -> dict[str, Any]:
     except GoldgateError:
         cls = None
     if isinstance(cls, type) and issubclass(cls, Metric):
-        options: dict[str, Any] = cls.Options.model_json_schema()
-        options.pop("title", None)
-        inlined: dict[str, Any] = _inline_refs(options, options.pop("$defs", {}))
-        return inlined
+        return cls.Options.json_schema()
     return {"type": "object"}
-
-
-def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
-    """Replace local ``$ref``s by their definitions, so the piece can live inside another schema."""
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
-            rest = {k: v for k, v in node.items() if k != "$ref"}
-            return {**_inline_refs(defs[ref[8:]], defs), **_inline_refs(rest, defs)}
-        return {key: _inline_refs(value, defs) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_inline_refs(item, defs) for item in node]
-    return node

@@ -21,9 +21,7 @@ import math
 from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar, Final, Literal
 
-from pydantic import Field, ValidationInfo, field_validator
-
-from goldgate.metrics.base import Metric, MetricOptions, Stats
+from goldgate.metrics.base import Metric, MetricOptions, OptionError, Stats, option
 from goldgate.metrics.ngrams import Counts, clipped_matches, ngram_counts
 from goldgate.metrics.packed_ngrams import Packed, pack, token_ids
 from goldgate.metrics.packed_ngrams import clipped_matches as packed_clipped_matches
@@ -51,21 +49,16 @@ class BLEUOptions(MetricOptions):
     tokenize: TokenizerName = "13a"
     lowercase: bool = False
     smooth_method: SmoothMethod = "exp"
-    smooth_value: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    max_ngram_order: int = Field(default=MAX_NGRAM_ORDER, ge=1, le=ORDER_LIMIT)
+    smooth_value: float | None = option(default=None, ge=0)
+    max_ngram_order: int = option(default=MAX_NGRAM_ORDER, ge=1, le=ORDER_LIMIT)
     effective_order: bool = False
 
-    @field_validator("smooth_value")
-    @classmethod
-    def _only_for_methods_with_a_value(
-        cls, value: float | None, info: ValidationInfo
-    ) -> float | None:
+    def __post_init__(self) -> None:
         # sacrebleu silently ignores a value for 'exp' and 'none'; here it is almost surely a
         # mistake (a value meant for another method), so it is refused.
-        method = info.data.get("smooth_method")
-        if value is not None and method is not None and SMOOTH_DEFAULTS[method] is None:
-            raise ValueError(f"smooth_method {method!r} takes no smooth_value")
-        return value
+        method = self.smooth_method
+        if self.smooth_value is not None and SMOOTH_DEFAULTS[method] is None:
+            raise OptionError("smooth_value", f"smooth_method {method!r} takes no smooth_value")
 
 
 class SentenceBLEUOptions(BLEUOptions):

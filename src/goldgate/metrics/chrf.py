@@ -16,9 +16,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar, Final
 
-from pydantic import Field, ValidationInfo, field_validator
-
-from goldgate.metrics.base import Metric, MetricOptions, Stats
+from goldgate.metrics.base import Metric, MetricOptions, OptionError, Stats, option
 from goldgate.metrics.ngrams import Counts, matches, ngram_counts
 from goldgate.metrics.packed_ngrams import Packed, character_ids, clipped_matches, pack
 
@@ -37,25 +35,22 @@ _PUNCTUATION: Final = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 class CHRFOptions(MetricOptions):
     """sacrebleu's ``CHRF`` arguments."""
 
-    char_order: int = Field(default=CHAR_ORDER, ge=0, le=ORDER_LIMIT)
-    word_order: int = Field(default=WORD_ORDER, ge=0, le=ORDER_LIMIT)
-    beta: int = Field(default=BETA, ge=0, le=BETA_LIMIT)
+    char_order: int = option(default=CHAR_ORDER, ge=0, le=ORDER_LIMIT)
+    word_order: int = option(default=WORD_ORDER, ge=0, le=ORDER_LIMIT)
+    beta: int = option(default=BETA, ge=0, le=BETA_LIMIT)
     lowercase: bool = False
     whitespace: bool = False
     eps_smoothing: bool = False
 
-    @field_validator("word_order")
-    @classmethod
-    def _some_order(cls, value: int, info: ValidationInfo) -> int:
-        if value == 0 and info.data.get("char_order") == 0:
-            raise ValueError("char_order and word_order cannot both be 0")
-        return value
+    def __post_init__(self) -> None:
+        if self.char_order == 0 and self.word_order == 0:
+            raise OptionError("word_order", "char_order and word_order cannot both be 0")
 
 
 class CHRFPlusPlusOptions(CHRFOptions):
     """chrF++: word bigrams as well (word order 2)."""
 
-    word_order: int = Field(default=2, ge=0, le=ORDER_LIMIT)
+    word_order: int = option(default=2, ge=0, le=ORDER_LIMIT)
 
 
 def split_punctuation(text: str) -> list[str]:

@@ -32,10 +32,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from pydantic import field_validator
-
 from goldgate.errors import did_you_mean
-from goldgate.metrics.base import Metric, MetricOptions, Stats
+from goldgate.metrics.base import Metric, MetricOptions, Stats, option
 
 NORMALIZER_VERSION = "v1"
 
@@ -147,21 +145,21 @@ def resolve_normalizer(value: str | Sequence[str]) -> Normalizer:
     return Normalizer("custom", steps)
 
 
+def _known_normalizer(value: Any) -> Any:
+    # Run on the raw value, so a bad name fails when the config is read, not mid-run.
+    if isinstance(value, list | tuple):
+        value = tuple(value)
+        if not all(isinstance(step, str) for step in value):
+            raise ValueError("normalizer steps must be names (strings)")
+    if isinstance(value, str | tuple):
+        resolve_normalizer(value)
+    return value
+
+
 class ExactOptions(MetricOptions):
     """Options of ``exact_match`` and ``token_f1``."""
 
-    normalizer: str | tuple[str, ...] = "squad"
-
-    @field_validator("normalizer", mode="before")
-    @classmethod
-    def _known_normalizer(cls, value: Any) -> Any:
-        if isinstance(value, list | tuple):
-            value = tuple(value)
-            if not all(isinstance(step, str) for step in value):
-                raise ValueError("normalizer steps must be names (strings)")
-        if isinstance(value, str | tuple):
-            resolve_normalizer(value)
-        return value
+    normalizer: str | tuple[str, ...] = option(default="squad", parse=_known_normalizer)
 
 
 class _Answer:

@@ -5,13 +5,10 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from importlib.metadata import entry_points
 from typing import Any, ClassVar
 
-from pydantic import ValidationError
-
 from goldgate.errors import MetricError, did_you_mean
-from goldgate.metrics.base import Metric, MetricOptions, Stats
+from goldgate.metrics.base import Metric, MetricOptions, OptionError, Stats
 
 ENTRY_POINT_GROUP = "goldgate.metrics"
 
@@ -39,6 +36,10 @@ def builtin_metric_names() -> list[str]:
 
 
 def _entry_point_metrics() -> dict[str, Any]:
+    # Imported here: importlib.metadata (and the email package under it) costs ~20 ms and a few
+    # MB, which a run of built-in metrics never needs.
+    from importlib.metadata import entry_points
+
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
@@ -106,7 +107,7 @@ def _build(name: str, obj: Any, options: Mapping[str, Any], where: str) -> Metri
 def _parse_options(
     name: str, model: type[MetricOptions], options: Mapping[str, Any], where: str
 ) -> MetricOptions:
-    known = set(model.model_fields)
+    known = model.option_names()
     for key in options:
         if key not in known:
             hint = did_you_mean(key, known)
@@ -115,13 +116,13 @@ def _parse_options(
                 f"{where}unknown option {key!r} for metric {name!r}{hint}; valid options: {valid}"
             )
     try:
-        return model(**options)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(p) for p in first["loc"])
+        return model.parse(options)
+    except OptionError as exc:
         raise MetricError(
-            f"{where}bad value for option {key!r} of metric {name!r}: {first['msg']}"
+            f"{where}bad value for option {exc.key!r} of metric {name!r}: {exc.reason}"
         ) from None
+    except ValueError as exc:  # a plugin's own cross-option check in __post_init__
+        raise MetricError(f"{where}bad options for metric {name!r}: {exc}") from None
 
 
 def create_metric(

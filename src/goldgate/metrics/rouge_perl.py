@@ -41,9 +41,7 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar
 
-from pydantic import Field
-
-from goldgate.metrics.base import MetricOptions
+from goldgate.metrics.base import MetricOptions, option
 from goldgate.metrics.lcs import wlcs_hit_mask
 from goldgate.metrics.rouge import RougeMetric, RougeOptions, RougeText, fmeasure
 
@@ -51,7 +49,7 @@ from goldgate.metrics.rouge import RougeMetric, RougeOptions, RougeText, fmeasur
 class RougeWOptions(RougeOptions):
     """ROUGE-W: the weight w of f(k) = k^w (1 gives union-LCS ROUGE-L)."""
 
-    weight: float = Field(default=1.2, ge=1.0, allow_inf_nan=False)
+    weight: float = option(default=1.2, ge=1.0)
 
 
 class RougeSOptions(RougeOptions):

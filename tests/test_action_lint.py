@@ -162,7 +162,9 @@ def test_pre_commit_hooks_environment_can_check_a_stemming_config(tmp_path: Path
 
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     (hook,) = [h for h in hooks if h["id"] == "goldgate-check"]
-    listed = {re.split(r"[<>=!~\[ ;]", dep)[0].lower() for dep in hook["additional_dependencies"]}
+    listed = {
+        re.split(r"[<>=!~\[ ;]", dep)[0].lower() for dep in hook.get("additional_dependencies", [])
+    }
     with (ROOT / "pyproject.toml").open("rb") as handle:
         extras = tomllib.load(handle)["project"]["optional-dependencies"]
     stem = {re.split(r"[<>=!~\[ ;]", dep)[0].lower() for dep in extras["stem"]}

@@ -204,7 +204,7 @@ def test_signatures() -> None:
                 [2, 3]
             )
         )
-        == "nrefs:var|tok:unicode|stem:yes|version:0.1.0"
+        == "nrefs:var|tok:unicode|stem:porter-nltk3.10|version:0.1.0"
     )
     assert str(create_metric("rougeLsum").signature([4])) == (
         "nrefs:4|tok:default|stem:no|split:newline|version:0.1.0"

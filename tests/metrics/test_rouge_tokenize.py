@@ -1,4 +1,4 @@
-"""ROUGE tokenizers: rouge-score's, the Unicode one, cached and lazily imported stemming."""
+"""ROUGE tokenizers: rouge-score's, the Unicode one, cached stemming that needs no NLTK."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from rouge_score import tokenize as rs_tokenize
 from rouge_score import tokenizers as rs_tokenizers
 
-from goldgate.errors import MetricError
 from goldgate.metrics import rouge_tokenize
+from goldgate.metrics.porter import PorterStemmer
 from goldgate.metrics.rouge_tokenize import (
     default_tokens,
     make_tokenizer,
@@ -98,7 +98,7 @@ def test_unicode_stems_ascii_tokens_only() -> None:
 
 def test_stem_cache_calls_the_stemmer_once_per_word(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
-    stemmer = rouge_tokenize.porter_stemmer()
+    stemmer = PorterStemmer()
 
     class Counting:
         def stem(self, word: str) -> str:
@@ -113,28 +113,20 @@ def test_stem_cache_calls_the_stemmer_once_per_word(monkeypatch: pytest.MonkeyPa
     assert calls == ["walking"]
 
 
-def test_missing_nltk_is_a_metric_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rouge_tokenize, "_porter", None)
-    monkeypatch.setitem(sys.modules, "nltk", None)
-    monkeypatch.setitem(sys.modules, "nltk.stem", None)
-    with pytest.raises(MetricError, match=r"pip install 'goldgate\[stem\]'"):
-        make_tokenizer("default", use_stemmer=True)
-    # Without stemming nothing needs NLTK.
-    assert make_tokenizer("default", use_stemmer=False)("Walking") == ["walking"]
-
-
-def test_nltk_is_imported_only_for_stemming() -> None:
+def test_stemming_imports_no_nltk() -> None:
+    # Importing nltk executes the whole package (tens of MB); the vendored stemmer needs none.
     code = (
         "import sys\n"
         "from goldgate.metrics.registry import create_metric\n"
         "from goldgate.metrics.engine import score_corpus\n"
-        "metrics = [(n, create_metric(n)) for n in ('rouge1', 'rougeL', 'rougeLsum', 'rougeW')]\n"
-        "score_corpus(metrics, ['a b'], [['a c']])\n"
-        "assert 'nltk' not in sys.modules, 'nltk imported without use_stemmer'\n"
-        "stemmed = create_metric('rouge1', {'use_stemmer': True})\n"
-        "assert 'nltk' not in sys.modules, 'nltk imported by configuration alone'\n"
-        "score_corpus([('rouge1', stemmed)], ['walking'], [['walked']])\n"
-        "assert 'nltk' in sys.modules\n"
+        "specs = ('rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'rougeW', 'rougeS')\n"
+        "metrics = [(n, create_metric(n, {'use_stemmer': True})) for n in specs]\n"
+        "metrics.append(('rouge1u', create_metric('rouge1', {'use_stemmer': True, "
+        "'tokenizer': 'unicode'})))\n"
+        "result = score_corpus(metrics, ['walking cats ran'], [['walked the cat', 'runs']])\n"
+        "assert result[0].corpus_score().score > 0\n"
+        "loaded = sorted(m for m in sys.modules if m == 'nltk' or m.startswith('nltk.'))\n"
+        "assert not loaded, loaded\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -37,6 +37,7 @@ from goldgate.metrics.base import Metric, MetricOptions, Stats
 from goldgate.metrics.lcs import lcs_indices, lcs_length, position_masks
 from goldgate.metrics.rouge_tokenize import (
     STEM_INSTALL_HINT,
+    STEMMER_ID,
     Tokenizer,
     TokenizerName,
     make_tokenizer,
@@ -291,7 +292,7 @@ class RougeMetric(Metric[RougeOptionsT]):
     def signature_fields(self) -> list[tuple[str, str]]:
         return [
             ("tok", self.options.tokenizer),
-            ("stem", "yes" if self.options.use_stemmer else "no"),
+            ("stem", STEMMER_ID if self.options.use_stemmer else "no"),
         ]
 
 

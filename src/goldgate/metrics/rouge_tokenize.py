@@ -22,22 +22,23 @@ Arabic text gives no token at all.
 
 Stemming (``use_stemmer``) is rouge-score's: NLTK's ``PorterStemmer`` (NLTK_EXTENSIONS mode) on
 tokens longer than three characters. With the ``unicode`` tokenizer it applies to pure-ASCII
-tokens only; ``café`` or ``дома`` are left as they are. NLTK is imported on first use only and
-is an optional dependency (``pip install 'goldgate[stem]'``). Stems are cached per word: the
-stemmer dominates rouge-score's running time and a corpus has few distinct words.
+tokens only; ``café`` or ``дома`` are left as they are. The stemmer is a copy of NLTK 3.10.4's
+(``goldgate.metrics.porter``), so stemming needs no NLTK: importing ``nltk`` executes the whole
+package (some 50 MB and up to half a second), and the stems cannot change with the installed NLTK.
+Stems are cached per word: the stemmer dominates rouge-score's running time and a corpus has
+few distinct words.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import unicodedata
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
 import regex
 
-from goldgate.errors import MetricError
+from goldgate.metrics.porter import PorterStemmer
 
 TokenizerName = Literal["default", "unicode"]
 Tokenizer = Callable[[str], list[str]]
@@ -56,8 +57,12 @@ _UNICODE_TOKEN = regex.compile(
 # Bounded so a long-running process fed endless new words cannot grow without limit.
 _STEM_CACHE_LIMIT = 1 << 20
 _stem_cache: dict[str, str] = {}
-_porter: Any = None
+_porter = PorterStemmer()
 
+#: The stemmer in ROUGE signatures: Porter as NLTK 3.10's NLTK_EXTENSIONS mode stems.
+STEMMER_ID = "porter-nltk3.10"
+
+#: What installs NLTK for rougeLsum's split_summaries (punkt); stemming does not need it.
 STEM_INSTALL_HINT = "pip install 'goldgate[stem]'"
 
 
@@ -71,38 +76,8 @@ def unicode_tokens(text: str) -> list[str]:
     return _UNICODE_TOKEN.findall(unicodedata.normalize("NFKC", text).lower())  # type: ignore[no-any-return]
 
 
-def porter_stemmer() -> Any:
-    """NLTK's PorterStemmer, imported on first use; a MetricError tells how to install it."""
-    global _porter
-    if _porter is None:
-        try:
-            from nltk.stem import porter
-        except ImportError:
-            raise MetricError(
-                "use_stemmer=true needs NLTK's Porter stemmer, which is not installed: "
-                f"run {STEM_INSTALL_HINT}"
-            ) from None
-        _porter = porter.PorterStemmer()
-    return _porter
-
-
-def require_stemmer() -> None:
-    """Raise MetricError now if NLTK is missing, without importing it (that costs a second)."""
-    if _porter is not None:
-        return
-    try:
-        found = importlib.util.find_spec("nltk") is not None
-    except (ImportError, ValueError):
-        found = False
-    if not found:
-        raise MetricError(
-            "use_stemmer=true needs NLTK's Porter stemmer, which is not installed: "
-            f"run {STEM_INSTALL_HINT}"
-        )
-
-
 def _stem_uncached(word: str) -> str:
-    stem = word if len(word) <= 3 else porter_stemmer().stem(word)
+    stem = word if len(word) <= 3 else _porter.stem(word)
     # rouge-score drops whatever does not look like a token after stemming.
     return stem if _VALID_TOKEN.match(stem) else ""
 
@@ -131,7 +106,6 @@ def make_tokenizer(name: TokenizerName, *, use_stemmer: bool) -> Tokenizer:
     base = default_tokens if name == "default" else unicode_tokens
     if not use_stemmer:
         return base
-    require_stemmer()  # fail now, at configuration time, when NLTK is missing
 
     def stemmed(text: str) -> list[str]:
         return stem_tokens(base(text))

@@ -162,31 +162,25 @@ class ExactOptions(MetricOptions):
     normalizer: str | tuple[str, ...] = option(default="squad", parse=_known_normalizer)
 
 
-class _Answer:
-    """A normalised text and its whitespace tokens, shared by exact match and token F1."""
-
-    __slots__ = ("_counts", "length", "text", "tokens")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.tokens = text.split()
-        self.length = len(self.tokens)
-        self._counts: dict[str, int] | None = None
-
-    @property
-    def counts(self) -> dict[str, int]:
-        """Token multiplicities, counted on first use (exact match never needs them)."""
-        if self._counts is None:
-            tokens = self.tokens
-            # Answers are a few tokens long: a comprehension beats Counter there, not beyond.
-            if len(tokens) <= 16:
-                self._counts = {token: tokens.count(token) for token in tokens}
-            else:
-                self._counts = dict(Counter(tokens))
-        return self._counts
+_Bag = tuple[dict[str, int], int]
 
 
-_EMPTY = _Answer("")
+def _bag(text: str) -> _Bag:
+    """Token multiplicities and token count of a normalised text.
+
+    Built per comparison, not kept: an evaluation holds every distinct answer at once, and
+    exact match needs none of this.
+    """
+    tokens = text.split()
+    # Answers are a few tokens long: a comprehension beats Counter there, not beyond.
+    if len(tokens) <= 16:
+        return {token: tokens.count(token) for token in tokens}, len(tokens)
+    return dict(Counter(tokens)), len(tokens)
+
+
+# Shared statistics rows: a corpus holds one row per example, and these two cover them all.
+_RIGHT: Stats = (1.0, 1.0)
+_WRONG: Stats = (0.0, 1.0)
 
 
 class _NormalisedMetric(Metric[ExactOptions]):
@@ -201,13 +195,13 @@ class _NormalisedMetric(Metric[ExactOptions]):
         # Exact match and token F1 with one normaliser share the normalised texts.
         return ("goldgate.exact", self.normalizer)
 
-    def preprocess(self, text: str) -> _Answer:
-        return _Answer(self._normalise(text))
+    def preprocess(self, text: str) -> str:
+        return self._normalise(text)
 
-    def golds(self, references: Sequence[_Answer]) -> Sequence[_Answer]:
+    def golds(self, references: Sequence[str]) -> Sequence[str]:
         """The references an answer is compared with (v2.0 drops empty ones)."""
         if self.normalizer.squad_v2_empty:
-            return [ref for ref in references if ref.text] or [_EMPTY]
+            return [ref for ref in references if ref] or [""]
         return references
 
     def score_stats(self, stats: Sequence[float]) -> float:
@@ -224,17 +218,16 @@ class ExactMatch(_NormalisedMetric):
     stat_names = ("correct", "count")
     binary = True
 
-    def example_stats(self, candidate: _Answer, references: Sequence[_Answer]) -> Stats:
-        text = candidate.text
-        return (1.0 if any(ref.text == text for ref in self.golds(references)) else 0.0, 1.0)
+    def example_stats(self, candidate: str, references: Sequence[str]) -> Stats:
+        return _RIGHT if candidate in self.golds(references) else _WRONG
 
     def components(self, stats: Sequence[float]) -> dict[str, Any]:
         return {"correct": int(stats[0]), "count": int(stats[1])}
 
 
-def f1_v1(candidate: _Answer, reference: _Answer) -> float:
+def f1_v1(candidate: _Bag, reference: _Bag) -> float:
     """SQuAD v1.1 ``f1_score`` on 0–1: token-overlap F1, 0 without overlap."""
-    small, large = candidate.counts, reference.counts
+    (small, candidate_length), (large, reference_length) = candidate, reference
     if len(small) > len(large):
         small, large = large, small
     num_same = 0
@@ -245,15 +238,15 @@ def f1_v1(candidate: _Answer, reference: _Answer) -> float:
     if num_same == 0:
         return 0.0
     # The script's exact arithmetic, so sums agree to the last bit.
-    precision = 1.0 * num_same / candidate.length
-    recall = 1.0 * num_same / reference.length
+    precision = 1.0 * num_same / candidate_length
+    recall = 1.0 * num_same / reference_length
     return (2 * precision * recall) / (precision + recall)
 
 
-def f1_v2(candidate: _Answer, reference: _Answer) -> float:
+def f1_v2(candidate: _Bag, reference: _Bag) -> float:
     """SQuAD v2.0 ``compute_f1`` on 0–1: an empty side scores 1 only against another empty."""
-    if candidate.length == 0 or reference.length == 0:
-        return float(candidate.length == reference.length)
+    if candidate[1] == 0 or reference[1] == 0:
+        return float(candidate[1] == reference[1])
     return f1_v1(candidate, reference)
 
 
@@ -267,14 +260,15 @@ class TokenF1(_NormalisedMetric):
         super().__init__(options)
         self._f1 = f1_v2 if self.normalizer.squad_v2_empty else f1_v1
 
-    def example_stats(self, candidate: _Answer, references: Sequence[_Answer]) -> Stats:
-        f1, text, best = self._f1, candidate.text, 0.0
+    def example_stats(self, candidate: str, references: Sequence[str]) -> Stats:
+        f1, best = self._f1, 0.0
+        candidate_bag = _bag(candidate)
         for ref in self.golds(references):
             # F1 never exceeds 1.0 (not even by rounding), so an identical reference ends the
             # search; an empty pair scores 1 only under v2.0's rules, so f1 decides that case.
-            if ref.text == text and candidate.length:
-                return (1.0, 1.0)
-            value = f1(candidate, ref)
+            if ref == candidate and candidate_bag[1]:
+                return _RIGHT
+            value = f1(candidate_bag, _bag(ref))
             if value > best:
                 best = value
         return (best, 1.0)

@@ -354,39 +354,24 @@ def _checks(
         "p_value": summary.p_value,
     }
     checks: list[CheckResult] = []
-    if rule.min is not None:
-        ok = summary.current >= rule.min - EPSILON
+    bounds = (
+        ("min", rule.min, "at least", "below the minimum"),
+        ("max", rule.max, "at most", "above the maximum"),
+    )
+    for kind, threshold, within, beyond in bounds:
+        if threshold is None:
+            continue
+        if kind == "min":
+            ok = summary.current >= threshold - EPSILON
+        else:
+            ok = summary.current <= threshold + EPSILON
+        words = within if ok else beyond
         checks.append(
             CheckResult(
-                rule="min",
-                threshold=rule.min,
+                rule=kind,
+                threshold=threshold,
                 status=CheckStatus.PASS if ok else CheckStatus.FAIL,
-                message=(
-                    f"{name} {_points(summary.current)} is "
-                    + (
-                        f"at least {_points(rule.min)}"
-                        if ok
-                        else f"below the minimum {_points(rule.min)}"
-                    )
-                ),
-                **common,
-            )
-        )
-    if rule.max is not None:
-        ok = summary.current <= rule.max + EPSILON
-        checks.append(
-            CheckResult(
-                rule="max",
-                threshold=rule.max,
-                status=CheckStatus.PASS if ok else CheckStatus.FAIL,
-                message=(
-                    f"{name} {_points(summary.current)} is "
-                    + (
-                        f"at most {_points(rule.max)}"
-                        if ok
-                        else f"above the maximum {_points(rule.max)}"
-                    )
-                ),
+                message=f"{name} {_points(summary.current)} is {words} {_points(threshold)}",
                 **common,
             )
         )

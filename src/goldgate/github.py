@@ -82,12 +82,23 @@ class GitHubEnvironment:
 
 
 def step_outputs(result: RunResult, report_dir: Path | str) -> dict[str, str]:
-    """The action's outputs: verdict, passed, report-dir and the number of failed checks."""
+    """The action's outputs: verdict, passed, report-dir, report-path and failed checks.
+
+    ``report-dir`` is shown relative to the working directory when it lies inside it;
+    ``report-path`` is absolute, for the artifact upload, which must not join an absolute
+    directory to the working directory.
+    """
+    directory = Path(report_dir)
+    try:
+        shown = directory.relative_to(Path.cwd()) if directory.is_absolute() else directory
+    except ValueError:
+        shown = directory
     failed = sum(1 for check in result.checks() if check.status is CheckStatus.FAIL)
     return {
         "verdict": result.verdict.value,
         "passed": "true" if result.exit_code == 0 else "false",
-        "report-dir": str(report_dir),
+        "report-dir": str(shown),
+        "report-path": str(directory.resolve()),
         "regressions": str(failed),
     }
 

@@ -145,26 +145,18 @@ def publish_to_github(
     """
     import os
 
-    from goldgate.github import CommentOutcome, GitHubEnvironment, publish, write_step_outputs
+    from goldgate.github import CommentOutcome, GitHubEnvironment, publish
     from goldgate.report import render
 
     env = GitHubEnvironment.from_environ(os.environ)
-    try:
-        shown_dir = report_dir.relative_to(Path.cwd())
-    except ValueError:
-        shown_dir = report_dir
     outcome = publish(
         result,
         render(result, "md"),
         env,
-        report_dir=shown_dir,
+        report_dir=report_dir,
         comment=comment,
         root=root if root is not None else Path.cwd(),
     )
-    if env.output is not None:
-        # For the action's artifact upload, whose path must not be joined to the working
-        # directory when report.dir lies outside it (report-dir is then absolute).
-        write_step_outputs(env.output, {"report-path": str(report_dir.resolve())})
     for line in outcome.annotations:
         print(line)
     if outcome.comment is not None and outcome.comment.outcome in (

@@ -15,8 +15,7 @@ from rouge_score import rouge_scorer
 from goldgate.cli import main
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.registry import metric_from_spec
-
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+from tests.shared_data import DATA
 
 ROWS: list[dict[str, Any]] = [
     {"candidate": "Paris", "references": ["paris", "Paris, France"]},

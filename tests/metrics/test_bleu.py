@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -21,9 +20,9 @@ from goldgate.metrics.base import Metric, Stats
 from goldgate.metrics.bleu import BLEU, SentenceBLEU
 from goldgate.metrics.engine import MetricResult, score_corpus
 from goldgate.metrics.registry import create_metric, metric_from_spec
+from tests.shared_data import DATA
 from tests.strategies import any_text, corpus, long_text
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 TOLERANCE = 1e-9
 LARGE = [HealthCheck.large_base_example, HealthCheck.data_too_large, HealthCheck.too_slow]
 

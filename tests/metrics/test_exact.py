@@ -19,9 +19,8 @@ from goldgate.errors import MetricError
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.exact import STEPS, ExactMatch, TokenF1, resolve_normalizer
 from goldgate.metrics.registry import create_metric, metric_from_spec
+from tests.shared_data import DATA
 from tests.strategies import any_text, corpus, example
-
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 
 
 # --- SQuAD v1.1 evaluate-v1.1.py, its functions copied verbatim -------------------------------

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -12,8 +11,7 @@ from hypothesis import strategies as st
 from nltk.stem.porter import PorterStemmer as NltkPorterStemmer
 
 from goldgate.metrics.porter import PorterStemmer
-
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+from tests.shared_data import DATA
 
 NLTK = NltkPorterStemmer()
 OURS = PorterStemmer()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import nltk
@@ -17,9 +16,9 @@ from goldgate.errors import MetricError
 from goldgate.metrics import rouge
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.registry import create_metric
+from tests.shared_data import DATA
 from tests.strategies import any_text, long_text, plain_text, word
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 TOLERANCE = 1e-9  # points, after multiplying rouge-score's 0–1 values by 100
 
 

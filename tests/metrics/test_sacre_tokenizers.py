@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -22,9 +21,8 @@ from goldgate.metrics.sacre_tokenizers import (
     tokenize_intl,
     tokenize_zh,
 )
+from tests.shared_data import DATA
 from tests.strategies import any_text, long_text, tokenizer_soup
-
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 
 PEERS = {
     "13a": Tokenizer13a(),

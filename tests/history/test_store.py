@@ -195,3 +195,14 @@ def test_migration_from_the_first_schema(tmp_path: Path) -> None:
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
+
+
+def test_history_config_paths_and_switch(tmp_path: Path) -> None:
+    from goldgate.config import load_config
+
+    GitProject(tmp_path, git=False)
+    assert load_config(tmp_path).history.path == tmp_path / ".goldgate" / "history.sqlite"  # type: ignore[union-attr]
+    GitProject(tmp_path, git=False, extra="cache_dir: c\nhistory: {path: h/x.db}\n")
+    assert load_config(tmp_path).history.path == tmp_path / "h" / "x.db"  # type: ignore[union-attr]
+    GitProject(tmp_path, git=False, extra="history: off\n")
+    assert load_config(tmp_path).history is None

@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from goldgate import __version__
+from goldgate._version import __version__
 from goldgate.errors import GoldgateError
 
 EXIT_OK = 0

@@ -36,6 +36,7 @@ from goldgate.baseline import (
     write_baseline,
 )
 from goldgate.config import Config
+from goldgate.drift import Anchors, drift_checks
 from goldgate.errors import BaselineError, GoldgateError, SystemRunError, UsageError
 from goldgate.gate import (
     MetricScores,
@@ -43,6 +44,7 @@ from goldgate.gate import (
     SuiteScores,
     combine_verdicts,
     evaluate_suite,
+    verdict_of,
 )
 from goldgate.goldens import GoldenSet, load_goldens
 from goldgate.metrics.engine import score_corpus
@@ -86,6 +88,7 @@ def run(
     suites: Sequence[str] | None = None,
     report_formats: Sequence[str] | None = None,
     history_source: str | None = "run",
+    anchor_ref: str | None = None,
 ) -> RunResult:
     """Score every suite, gate it against thresholds and the baseline, write the result.
 
@@ -95,9 +98,11 @@ def run(
     are written. Unless ``history_source`` is None (or the configuration says
     ``history: off``), the run is appended to the history, labelled with that source; a
     history that cannot be written is a hint in the result, never a failure.
+    ``anchor_ref`` overrides the configured anchor of the ``max_drift`` rules.
     """
     names = _select(config, suites)
     baseline, baseline_label = _load_baseline(config, baseline_ref)
+    anchors = _anchors(config, anchor_ref)
     results: list[SuiteResult] = []
     hints: list[str] = []
     errors: list[str] = []
@@ -106,7 +111,7 @@ def run(
             scored = score_suite(config, name, progress=progress)
             suite_baseline = baseline.suites.get(name) if baseline is not None else None
             suite_result, suite_hints = _gate_suite(
-                config, name, scored, suite_baseline, baseline_label, baseline is not None
+                config, name, scored, suite_baseline, baseline_label, baseline is not None, anchors
             )
             hints += suite_hints
         except GoldgateError as exc:
@@ -309,6 +314,7 @@ def _gate_suite(
     blessed: SuiteBaseline | None,
     baseline_label: str,
     baseline_found: bool,
+    anchors: Anchors | None = None,
 ) -> tuple[SuiteResult, list[str]]:
     suite = config.suites[name]
     hints: list[str] = []
@@ -335,6 +341,10 @@ def _gate_suite(
     evaluation = evaluate_suite(
         scored.scores, blessed, suite.gate, config.significance, slices=suite.slices
     )
+    if anchors is not None:
+        drift = drift_checks(scored.scores, suite.gate, anchors, config.significance)
+        evaluation.checks.extend(drift)
+        evaluation.verdict = verdict_of(evaluation.checks)
     if evaluation.verdict is Verdict.IMPROVED:
         risen = [
             f"{check.metric} {check.delta:+.2f}"
@@ -514,6 +524,17 @@ def _load_baseline(config: Config, ref: str | None) -> tuple[Baseline | None, st
     if not config.baseline.exists():
         return None, label
     return read_baseline(config.baseline), label
+
+
+def _anchors(config: Config, ref: str | None) -> Anchors | None:
+    """The anchors of the drift rules, when any suite has one."""
+    if not any(
+        rule.max_drift is not None or rule.max_drift_rel is not None
+        for suite in config.suites.values()
+        for rule in suite.gate.values()
+    ):
+        return None
+    return Anchors(config.root, config.baseline, ref or config.anchor.ref, config.anchor.best_of)
 
 
 def _select(config: Config, suites: Sequence[str] | None) -> list[str]:

@@ -33,6 +33,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " base), so a change to the baseline file is not compared with itself",
     )
     parser.add_argument(
+        "--anchor-ref",
+        metavar="REF",
+        help="measure max_drift from the baseline at this git revision (a release tag),"
+        " instead of the configured anchor",
+    )
+    parser.add_argument(
         "--report-dir", type=Path, metavar="DIR", help="write reports here (default: report.dir)"
     )
     parser.add_argument(
@@ -80,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
         progress=progress(args),
         suites=args.suites,
         report_formats=args.formats,
+        anchor_ref=args.anchor_ref,
     )
     if args.json:
         sys.stdout.write(result.to_json())

@@ -100,7 +100,7 @@ def run(
     history that cannot be written is a hint in the result, never a failure.
     ``anchor_ref`` overrides the configured anchor of the ``max_drift`` rules.
     """
-    names = _select(config, suites)
+    names = select_suites(config, suites)
     baseline, baseline_label = _load_baseline(config, baseline_ref)
     anchors = _anchors(config, anchor_ref)
     results: list[SuiteResult] = []
@@ -169,7 +169,7 @@ def bless(
     ``new_only`` keeps what is blessed and adds only examples new to the golden set (and
     metrics new to a suite). Suites not selected keep their blessed entries.
     """
-    names = _select(config, suites)
+    names = select_suites(config, suites)
     existing: Baseline | None = None
     # A full bless of every suite keeps nothing of the old file, so it may replace a damaged one.
     if config.baseline.exists() and (new_only or suites is not None):
@@ -537,7 +537,8 @@ def _anchors(config: Config, ref: str | None) -> Anchors | None:
     return Anchors(config.root, config.baseline, ref or config.anchor.ref, config.anchor.best_of)
 
 
-def _select(config: Config, suites: Sequence[str] | None) -> list[str]:
+def select_suites(config: Config, suites: Sequence[str] | None) -> list[str]:
+    """The names of the chosen suites (all when None), in configuration order."""
     if suites is None:
         return list(config.suites)
     from goldgate.errors import did_you_mean

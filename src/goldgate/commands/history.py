@@ -8,11 +8,12 @@ import re
 import sys
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from goldgate.commands._common import add_config_argument, load, number, table
 from goldgate.errors import UsageError
 
-HELP = "Show recorded runs per suite and metric, and the blessed timeline from git."
+HELP = "Show recorded runs per suite and metric and the blessed timeline (table, JSON, HTML)."
 
 _RELATIVE = re.compile(r"^(\d+)([dhw])$")
 
@@ -41,6 +42,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the last N runs per suite and metric (default 10; 0 for all)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="write a self-contained HTML page: trends with intervals, blesses, regressions,"
+        " flaky examples",
+    )
 
 
 def parse_since(text: str, *, now: datetime | None = None) -> str:
@@ -83,6 +91,16 @@ def run(args: argparse.Namespace) -> int:
     )
     for warning in view.warnings:
         print(f"goldgate: {_inert(warning)}", file=sys.stderr)
+    if args.html is not None:
+        from goldgate.report.history_page import write_history_page
+
+        path = args.html if args.html.is_absolute() else Path.cwd() / args.html
+        try:
+            write_history_page(view, path)
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot write the page: {exc.strerror or exc}") from None
+        print(f"history page: {path}")
+        return 0
     if args.json:
         document = {
             "runs": [asdict(row) for row in view.rows],

@@ -238,7 +238,7 @@ def test_a_hostile_golden_id_cannot_inject_through_the_installed_command(tmp_pat
         text=True,
         check=False,
     )
-    assert proc.returncode == 2, proc.stderr
+    assert proc.returncode == 2, proc.stdout + proc.stderr
     assert_inert(proc.stdout, own_commands=True)
     assert_inert(proc.stderr)
     assert "\\x3a:add-mask::secret" in proc.stderr  # the command's stderr, shown inert

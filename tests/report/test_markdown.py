@@ -175,7 +175,6 @@ def test_truncation_cuts_between_blocks_never_inside_a_table() -> None:
         cell for cell in re.findall(r"<td>(.*?)</td>", html, flags=re.S)
     )
     assert html.count("<table>") == html.count("</table>")
-    assert "truncated" not in text or True
 
 
 class _Collector(HTMLParser):

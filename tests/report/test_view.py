@@ -4,13 +4,13 @@ import pytest
 
 from goldgate.report.view import (
     build_view,
+    example_row,
     fmt_delta,
     fmt_interval,
     fmt_p,
     fmt_points,
-    round_points,
-    example_row,
     ranking_metrics,
+    round_points,
     worst_regressed,
 )
 from goldgate.result import CheckResult, CheckStatus, Interval, MetricSummary, Verdict

@@ -251,8 +251,9 @@ def _suite_blocks(suite: SuiteView, ci: str) -> list[str]:
         for sl in shown:
             r = sl.row
             lines.append(
-                f"| {code(sl.tag, table=True)} | {sl.n_examples:,} | {ident(r.metric, table=True)}"
-                f" | {r.baseline} | {r.current} | {_delta(r)} | {r.interval} |"
+                f"| {code(sl.tag, table=True)} | {sl.n_examples:,} "
+                f"| {ident(r.metric, table=True)}{_lower_note(r)} | {r.baseline} "
+                f"| {r.current} | {_delta(r)} | {r.interval} |"
             )
         rule = slice_rule()
         if len(suite.moved_slices) > len(shown):
@@ -264,7 +265,12 @@ def _suite_blocks(suite: SuiteView, ci: str) -> list[str]:
     return blocks
 
 
+def _lower_note(row: MetricRow) -> str:
+    return "" if row.higher_is_better else " (lower is better)"
+
+
 def _delta(row: MetricRow) -> str:
+    # Bold marks a worsening in the metric's direction (a rise for TER), not a minus sign.
     if row.direction == "down":
         return f"**{row.delta}**"
     return row.delta
@@ -273,8 +279,8 @@ def _delta(row: MetricRow) -> str:
 def _metric_line(row: MetricRow) -> str:
     status = f"{row.status_icon} {row.status_label}".strip()
     return (
-        f"| {ident(row.metric, table=True)} | {row.baseline} | {row.current} | {_delta(row)} "
-        f"| {row.interval} | {status} |"
+        f"| {ident(row.metric, table=True)}{_lower_note(row)} | {row.baseline} | {row.current} "
+        f"| {_delta(row)} | {row.interval} | {status} |"
     )
 
 

@@ -22,6 +22,7 @@ from goldgate.result import (
     RunResult,
     SuiteResult,
     Verdict,
+    gain,
 )
 
 #: decimals shown for every score, delta and interval bound (points on the 0-100 scale)
@@ -117,12 +118,20 @@ def fmt_threshold(check: CheckResult) -> str:
     return f"{check.rule} {check.threshold:g}"
 
 
-def direction(delta: float | None) -> str:
-    """``down``, ``up``, ``flat`` or ``none``: the CSS class of a delta."""
+def direction(delta: float | None, higher_is_better: bool = True) -> str:
+    """``down`` (worse), ``up`` (better), ``flat`` or ``none``: the CSS class of a delta.
+
+    The class says worse or better, not the sign: a TER delta of +2 is ``down`` (red).
+    """
     if delta is None or not math.isfinite(delta):
         return "none"
-    rounded = round_points(delta)
+    rounded = gain(round_points(delta), higher_is_better)
     return "down" if rounded < 0 else "up" if rounded > 0 else "flat"
+
+
+def directions(suite: SuiteResult) -> dict[str, bool]:
+    """Each metric's ``higher_is_better`` in a suite (metrics it does not list: True)."""
+    return {m.metric: m.higher_is_better for m in suite.metrics}
 
 
 @dataclass(frozen=True)
@@ -131,6 +140,7 @@ class MetricRow:
 
     metric: str
     signature: str
+    higher_is_better: bool
     baseline: str
     current: str
     delta: str
@@ -186,6 +196,8 @@ class ScoreCell:
     current: float | None
     delta: float | None
     flip: str | None  # "wrong", "right" or None
+    #: the delta turned so that negative is worse (for TER, a rise)
+    gain: float | None = None
 
 
 @dataclass(frozen=True)
@@ -323,7 +335,7 @@ def _headline(
         parts.append(f"{skipped} skipped")
     text = "; ".join(parts) + "."
     if result.verdict is Verdict.IMPROVED:
-        text += " Consider blessing a new baseline with goldgate bless."
+        text += " Consider blessing a new baseline with `goldgate bless`."
     return text[0].upper() + text[1:]
 
 
@@ -339,12 +351,13 @@ def metric_row(summary: MetricSummary, checks: Iterable[CheckResult] = ()) -> Me
     return MetricRow(
         metric=summary.metric,
         signature=summary.signature,
+        higher_is_better=summary.higher_is_better,
         baseline=fmt_points(summary.baseline),
         current=fmt_points(summary.current),
         delta=fmt_delta(summary.delta),
         interval=fmt_interval(iv),
         p_value=fmt_p(summary.p_value),
-        direction=direction(summary.delta),
+        direction=direction(summary.delta, summary.higher_is_better),
         status=status,
         status_label=STATUS_LABELS[status] if status else "not gated",
         status_icon=STATUS_ICONS[status] if status else "",
@@ -396,7 +409,7 @@ def slice_rule() -> str:
     """The rule of :func:`slice_moved` in words, printed under the table it decides."""
     return (
         f"Listed: every slice metric that moved at least {SLICE_MIN_MOVE:.2f} point either way, "
-        "or whose gate check failed, was forgiven or improved; from the largest fall to the largest rise."
+        "or whose gate check failed, was forgiven or improved; worst change first."
     )
 
 
@@ -433,7 +446,7 @@ def check_sentence(check: CheckResult, alpha: float | None = None) -> str:
     """
     status = check.status
     if status is CheckStatus.SKIPPED:
-        return "no baseline to compare with; run goldgate bless to create one"
+        return "no baseline to compare with; run `goldgate bless` to create one"
     if check.rule in ("min", "max") and check.current is not None:
         bound = "minimum" if check.rule == "min" else "maximum"
         ok = status is CheckStatus.PASS
@@ -486,12 +499,13 @@ def _suite_view(suite: SuiteResult, alpha: float | None = None) -> SuiteView:
             slices.append(row)
             if slice_moved(summary, checks):
                 moved.append(row)
-    moved.sort(key=lambda r: (r.row.delta_value or 0.0, r.tag, r.row.metric))
+    moved.sort(key=lambda r: (_row_gain(r.row), r.tag, r.row.metric))
+    higher = directions(suite)
     rank = _gated(suite, ranking_metrics(suite))
     n_regressed = n_improved = 0
     for ex in suite.examples:
-        deltas = [d for d in (_delta_of(ex, m) for m in rank) if d is not None]
-        worst, best = (min(deltas), max(deltas)) if deltas else (None, None)
+        gains = [g for g in (_gain_of(ex, m, higher) for m in rank) if g is not None]
+        worst, best = (min(gains), max(gains)) if gains else (None, None)
         n_regressed += bool(ex.flipped_to_wrong) or (worst is not None and worst < 0)
         n_improved += bool(ex.flipped_to_right) or (best is not None and best > 0)
     return SuiteView(
@@ -539,16 +553,19 @@ def ranking_metrics(suite: SuiteResult, *, improved: bool = False) -> tuple[str,
     return tuple(dict.fromkeys(names))
 
 
-def _delta_of(ex: ExampleResult, name: str) -> float | None:
+def _gain_of(ex: ExampleResult, name: str, higher: dict[str, bool]) -> float | None:
+    """The example's change on a metric, negative when worse in the metric's direction."""
     cur, base = ex.scores.get(name), ex.baseline_scores.get(name)
     if cur is None or base is None:
         return None
-    return round_points(cur - base)
+    return gain(round_points(cur - base), higher.get(name, True))
 
 
-def _rank_key(ex: ExampleResult, metrics: Sequence[str], sign: float) -> tuple[float, ...]:
+def _rank_key(
+    ex: ExampleResult, metrics: Sequence[str], higher: dict[str, bool], sign: float
+) -> tuple[float, ...]:
     # Lexicographic: the first metric decides, the next ones break its ties.
-    return tuple(sign * (_delta_of(ex, name) or 0.0) for name in metrics)
+    return tuple(sign * (_gain_of(ex, name, higher) or 0.0) for name in metrics)
 
 
 def _gated(suite: SuiteResult, metrics: Sequence[str]) -> list[str]:
@@ -556,20 +573,26 @@ def _gated(suite: SuiteResult, metrics: Sequence[str]) -> list[str]:
     return [m for m in metrics if m in gated] or list(metrics)
 
 
+def _row_gain(row: MetricRow) -> float:
+    return gain(row.delta_value or 0.0, row.higher_is_better)
+
+
 def worst_regressed(suite: SuiteResult) -> list[ExampleResult]:
     """The suite's regressed examples, worst first.
 
-    Regressed: a gated metric (every metric when none is gated) fell, or an example flipped
-    to wrong. Ranked by the fall of the failed check's metric, then the other metrics in
-    :func:`ranking_metrics` order, then flips, then golden order.
+    Regressed: a gated metric (every metric when none is gated) worsened in its direction,
+    or an example flipped to wrong. Ranked by the worsening of the failed check's metric,
+    then the other metrics in :func:`ranking_metrics` order, then flips, then golden order.
     """
     rank = ranking_metrics(suite)
     gated = _gated(suite, rank)
+    higher = directions(suite)
     keyed = []
     for position, ex in enumerate(suite.examples):
-        deltas = [d for d in (_delta_of(ex, m) for m in gated) if d is not None]
-        if ex.flipped_to_wrong or any(d < 0 for d in deltas):
-            keyed.append((_rank_key(ex, rank, 1.0), -len(ex.flipped_to_wrong), position, ex))
+        gains = [g for g in (_gain_of(ex, m, higher) for m in gated) if g is not None]
+        if ex.flipped_to_wrong or any(g < 0 for g in gains):
+            key = _rank_key(ex, rank, higher, 1.0)
+            keyed.append((key, -len(ex.flipped_to_wrong), position, ex))
     keyed.sort(key=lambda item: item[:3])
     return [item[3] for item in keyed]
 
@@ -578,11 +601,13 @@ def most_improved(suite: SuiteResult) -> list[ExampleResult]:
     """The suite's improved examples, most improved first (the mirror of worst_regressed)."""
     rank = ranking_metrics(suite, improved=True)
     gated = _gated(suite, rank)
+    higher = directions(suite)
     keyed = []
     for position, ex in enumerate(suite.examples):
-        deltas = [d for d in (_delta_of(ex, m) for m in gated) if d is not None]
-        if ex.flipped_to_right or any(d > 0 for d in deltas):
-            keyed.append((_rank_key(ex, rank, -1.0), -len(ex.flipped_to_right), position, ex))
+        gains = [g for g in (_gain_of(ex, m, higher) for m in gated) if g is not None]
+        if ex.flipped_to_right or any(g > 0 for g in gains):
+            key = _rank_key(ex, rank, higher, -1.0)
+            keyed.append((key, -len(ex.flipped_to_right), position, ex))
     keyed.sort(key=lambda item: item[:3])
     return [item[3] for item in keyed]
 
@@ -633,6 +658,7 @@ def example_row(
     rank = ranking_metrics(suite) if rank is None else rank
     names = [m.metric for m in suite.metrics] or sorted(ex.scores)
     extra = sorted(k for k in ex.scores if k not in names)
+    higher = directions(suite)
     cells = []
     for name in [*names, *extra]:
         cur, base = ex.scores.get(name), ex.baseline_scores.get(name)
@@ -643,19 +669,21 @@ def example_row(
             if name in ex.flipped_to_right
             else None
         )
+        delta = None if cur is None or base is None else round_points(cur - base)
         cells.append(
             ScoreCell(
                 metric=name,
                 baseline=None if base is None else round_points(base),
                 current=None if cur is None else round_points(cur),
-                delta=None if cur is None or base is None else round_points(cur - base),
+                delta=delta,
                 flip=flip,
+                gain=None if delta is None else gain(delta, higher.get(name, True)),
             )
         )
     by_name = {c.metric: c for c in cells}
-    ranked = tuple(by_name[m] for m in rank if m in by_name and by_name[m].delta is not None)
+    ranked = tuple(by_name[m] for m in rank if m in by_name and by_name[m].gain is not None)
     gated = set(_gated(suite, rank))
-    deltas = [c.delta for c in ranked if c.delta is not None and c.metric in gated]
+    gains = [c.gain for c in ranked if c.gain is not None and c.metric in gated]
     if ex.baseline_output is None:
         diff: tuple[DiffOp, ...] = (DiffOp("equal", ex.output),) if ex.output else ()
     else:
@@ -674,8 +702,8 @@ def example_row(
         scores=tuple(cells),
         ranked=ranked,
         worst=ranked[0] if ranked else None,
-        regressed=bool(ex.flipped_to_wrong) or any(d < 0 for d in deltas),
-        improved=bool(ex.flipped_to_right) or any(d > 0 for d in deltas),
+        regressed=bool(ex.flipped_to_wrong) or any(g < 0 for g in gains),
+        improved=bool(ex.flipped_to_right) or any(g > 0 for g in gains),
         new=ex.new,
     )
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
+from goldgate import console
 from goldgate.commands._common import (
     add_config_argument,
     add_quiet_argument,
@@ -55,9 +55,9 @@ def run(args: argparse.Namespace) -> int:
         config, runs=args.runs, target=args.target, suites=args.suites, progress=progress(args)
     )
     if args.json:
-        sys.stdout.write(json.dumps(as_json(found), indent=2) + "\n")
+        console.out(console.json_text(json.dumps(as_json(found), indent=2)))
     else:
-        print(render(found))
+        console.out(render(found))
     if args.write:
         from goldgate.config_write import set_gate_values
 
@@ -71,9 +71,10 @@ def run(args: argparse.Namespace) -> int:
         }
         skipped = set_gate_values(config.source, values)
         written = len(values) - len(skipped)
-        print(f"wrote {written} max_drop value{'s' if written != 1 else ''} into {config.source}")
+        plural = "s" if written != 1 else ""
+        console.out(f"wrote {written} max_drop value{plural} into {config.source}")
         for key in skipped:
-            print(f"goldgate: not written (add it by hand): {key}", file=sys.stderr)
+            console.err(f"goldgate: not written (add it by hand): {console.inline(key)}")
     return 0
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import re
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
+from goldgate import console
 from goldgate.commands._common import add_config_argument, load, number, table
 from goldgate.errors import UsageError
 
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         last=args.last or None,
     )
     for warning in view.warnings:
-        print(f"goldgate: {_inert(warning)}", file=sys.stderr)
+        console.err(f"goldgate: {console.inline(warning)}")
     if args.html is not None:
         from goldgate.report.history_page import write_history_page
 
@@ -99,12 +100,14 @@ def run(args: argparse.Namespace) -> int:
             write_history_page(view, path)
         except OSError as exc:
             raise UsageError(f"{path}: cannot write the page: {exc.strerror or exc}") from None
-        print(f"history page: {path}")
+        console.out(f"history page: {console.inline(str(path))}")
         return 0
     if args.json:
-        write_json(view, sys.stdout)
+        buffer = io.StringIO()
+        write_json(view, buffer)
+        console.out(console.json_text(buffer.getvalue()), end="")
         return 0
-    print(render_table(view))
+    console.out(render_table(view))
     return 0
 
 
@@ -158,7 +161,7 @@ def render_table(view: object) -> str:
             [
                 row.created_at,
                 (row.commit or "-")[:8] + ("+" if row.dirty else ""),
-                _inert(row.branch or "-"),
+                console.inline(row.branch or "-"),
                 number(row.score),
                 "-" if row.low is None or row.high is None else f"[{row.low:.2f}, {row.high:.2f}]",
                 number(row.baseline),
@@ -176,9 +179,3 @@ def render_table(view: object) -> str:
             more = "… → " if len(points) > 8 else ""
             lines.append(f"  {suite} {metric}: {more}{shown}")
     return "\n".join(lines).rstrip()
-
-
-def _inert(text: str) -> str:
-    """Commit messages and branch names are not ours: control characters shown escaped."""
-    shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
-    return " " + shown if shown.startswith("::") else shown

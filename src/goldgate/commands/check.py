@@ -31,6 +31,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"goldgate: error: {suite.error}", file=sys.stderr)
             continue
         state = "matches the baseline" if suite.in_baseline else "not in the baseline yet"
+        if suite.note is not None:
+            state = suite.note
         print(f"ok: suite {suite.suite}: {suite.n_examples} examples, {state}")
     if problems:
         print(f"goldgate check: {problems} of {len(found)} suites have problems", file=sys.stderr)

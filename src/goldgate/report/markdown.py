@@ -159,6 +159,8 @@ def _suite_section(suite: SuiteView, ci: str) -> list[str]:
         + (f" \u00b7 {suite.n_new:,} new" if suite.n_new else ""),
         "",
     ]
+    if suite.notes:
+        lines += ["> [!NOTE]"] + [f"> {escape(note)}  " for note in suite.notes] + [""]
     if suite.error:
         text, cut = clip(suite.error, MAX_ERROR_CHARS)
         more = f" \u2026 ({cut:,} more characters)" if cut else ""

@@ -396,6 +396,7 @@ def test_schema_describes_every_key() -> None:
         "max_removed",
         "report",
         "cache_dir",
+        "history",
     }
     assert schema["required"] == ["version", "suites"]
     defs = schema["$defs"]

@@ -44,6 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.add_argument(
+        "--export-last",
+        action="store_true",
+        help="print the newest recorded run as one JSON line (what the Action appends to its"
+        " history branch)",
+    )
+    parser.add_argument(
         "--html",
         type=Path,
         metavar="FILE",
@@ -82,6 +88,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--last must be 0 or more")
     since = parse_since(args.since) if args.since else None
     config = load(args)
+    if args.export_last:
+        from goldgate.history.query import last_run_line
+
+        line = last_run_line(config)
+        if line is not None:
+            console.out(console.json_text(line))
+        return 0
     view = load_history(
         config,
         suites=args.suites or (),

@@ -178,3 +178,46 @@ def _count_flips(before: ExampleRun, after: ExampleRun, flips: dict[str, int]) -
 
 def _same(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-9
+
+
+def last_run_line(config: Config) -> str | None:
+    """The newest recorded run as one JSON line (scores, not per-example), or None."""
+    import json
+
+    path = config.history.path if config.history is not None else None
+    if path is None or not Path(path).exists():
+        return None
+    try:
+        store, _ = open_store(Path(path), create=False)
+    except StoreProblem:
+        return None
+    with store:
+        newest = store.rows(last=1)
+    if not newest:
+        return None
+    run_id = max(row.run_id for row in newest)
+    rows = [row for row in newest if row.run_id == run_id]
+    first = rows[0]
+    document = {
+        "created_at": first.created_at,
+        "commit": first.commit,
+        "branch": first.branch,
+        "dirty": first.dirty,
+        "message": first.message,
+        "source": first.source,
+        "verdict": first.verdict,
+        "scores": [
+            {
+                "suite": row.suite,
+                "metric": row.metric,
+                "signature": row.signature,
+                "score": row.score,
+                "low": row.low,
+                "high": row.high,
+                "baseline": row.baseline,
+                "status": row.status,
+            }
+            for row in rows
+        ],
+    }
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,128 @@
+"""Processes and time, through the real ``goldgate`` command: SIGTERM, hangs, timeouts.
+
+Each project here is a tiny suite with a command system written in Python; the command
+records its pid and its children's pids so a test can check that none survives goldgate.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+GOLDGATE = Path(sys.executable).parent / "goldgate"
+N = 12
+
+CONFIG = """
+version: 1
+system:
+  command: [{python}, system.py]
+  timeout_s: {timeout}
+suites:
+  qa:
+    goldens: qa.jsonl
+    metrics: {{exact_match: {{}}}}
+significance: off
+report: {{dir: out, formats: [json]}}
+"""
+
+# A command that answers slowly and has a child of its own (a worker pool, a server...):
+# SIGTERM to goldgate must take the whole tree down.
+SLOW_WITH_CHILD = """
+import json, os, subprocess, sys, time
+child = subprocess.Popen(
+    [sys.executable, "-c", "import time; time.sleep(300)"],
+    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+)
+with open("pids", "a") as f:
+    f.write(f"{os.getpid()}\\n{child.pid}\\n")
+for line in sys.stdin:
+    item = json.loads(line)
+    time.sleep(0.05)
+    print(json.dumps({"id": item["id"], "output": "answer " + item["input"]}), flush=True)
+    with open("calls", "a") as f:
+        f.write(item["id"] + "\\n")
+"""
+
+
+def project(root: Path, system: str, *, timeout: float = 30) -> Path:
+    rows = [{"id": f"q{i}", "input": str(i), "references": [f"answer {i}"]} for i in range(N)]
+    (root / "qa.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (root / "system.py").write_text(textwrap.dedent(system))
+    (root / "goldgate.yaml").write_text(
+        CONFIG.format(python=json.dumps(sys.executable), timeout=timeout)
+    )
+    return root
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text().split() if path.exists() else []
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead for our purpose (its parent, killed too, cannot reap it yet)
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z")
+
+
+def wait_for(condition: object, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:  # type: ignore[operator]
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def reaped() -> Iterator[list[int]]:
+    """Pids a test started indirectly; killed at the end whatever happened."""
+    pids: list[int] = []
+    yield pids
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def test_sigterm_stops_the_system_tree_keeps_the_cache_and_exits_143(
+    tmp_path: Path, reaped: list[int]
+) -> None:
+    root = project(tmp_path, SLOW_WITH_CHILD)
+    process = subprocess.Popen(
+        [str(GOLDGATE), "run", "-q"],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(lambda: len(lines(root / "calls")) >= 3)
+    pids = [int(p) for p in lines(root / "pids")]
+    reaped += pids
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 143, err
+    assert err.strip().splitlines()[-1] == "goldgate: terminated (SIGTERM)"
+    assert "Traceback" not in out + err
+    wait_for(lambda: not any(alive(pid) for pid in pids), 10)
+    assert [pid for pid in pids if alive(pid)] == []
+    cache = next((root / ".goldgate" / "cache").glob("qa-*.jsonl"))
+    cached = [json.loads(line)["id"] for line in cache.read_text().splitlines()[1:]]
+    assert len(cached) >= 3
+    # the rerun pays only for what was not cached
+    done = subprocess.run(
+        [str(GOLDGATE), "run", "-q"], cwd=root, capture_output=True, text=True, check=False
+    )
+    reaped += [int(p) for p in lines(root / "pids")]
+    assert done.returncode == 0, done.stderr
+    assert len(lines(root / "calls")) <= N + 1

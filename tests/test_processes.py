@@ -6,6 +6,7 @@ records its pid and its children's pids so a test can check that none survives g
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -89,10 +90,8 @@ def reaped() -> Iterator[list[int]]:
     pids: list[int] = []
     yield pids
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def test_sigterm_stops_the_system_tree_keeps_the_cache_and_exits_143(

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from goldgate import __version__
+from goldgate._version import __version__
 from goldgate.errors import GoldgateError, Terminated
 
 EXIT_OK = 0

@@ -18,7 +18,7 @@ import traceback
 from datetime import UTC, datetime
 from pathlib import Path
 
-from goldgate import __version__
+from goldgate._version import __version__
 from goldgate.errors import describe_exception
 
 EXIT_INTERNAL = 3

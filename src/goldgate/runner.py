@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from goldgate import __version__
+from goldgate._version import __version__
 from goldgate.baseline import (
     Baseline,
     BaselineExample,

@@ -72,3 +72,14 @@ def did_you_mean(word: str, choices: list[str] | tuple[str, ...] | set[str]) -> 
 
     close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.5)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def where_raised(exc: BaseException) -> str:
+    """`` at file:line`` of the innermost frame that raised ``exc`` (a user's code), or ''."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return ""
+    frame = frames[-1]
+    return f" at {frame.filename}:{frame.lineno}"

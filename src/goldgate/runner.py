@@ -45,7 +45,7 @@ from goldgate.gate import (
     evaluate_suite,
 )
 from goldgate.goldens import GoldenSet, load_goldens
-from goldgate.metrics.engine import score_corpus
+from goldgate.metrics.engine import MetricComputeError, score_corpus
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
     CheckStatus,
@@ -252,10 +252,15 @@ def score_outputs(
     samples = _sample_count(name, ids, outputs)
     references = [list(record.references) for record in golden.records]
     pairs = list(metrics.items())
-    per_sample = [
-        score_corpus(pairs, [outputs[example_id][s] for example_id in ids], references)
-        for s in range(samples)
-    ]
+    per_sample = []
+    for s in range(samples):
+        try:
+            per_sample.append(
+                score_corpus(pairs, [outputs[example_id][s] for example_id in ids], references)
+            )
+        except MetricComputeError as exc:
+            sample = f", sample {s}" if samples > 1 else ""
+            raise exc.naming(f"suite {name!r}, id {ids[exc.index]!r}{sample}") from None
     scored_metrics = []
     for position, (spec, metric) in enumerate(pairs):
         width = len(metric.stat_names) or len(per_sample[0][position].stats[0])

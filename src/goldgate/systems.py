@@ -34,15 +34,20 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from goldgate.cache import CacheKey, OutputCache, canonical_json, input_hash
 from goldgate.config import SystemConfig
-from goldgate.errors import InputError, SystemRunError, did_you_mean
+from goldgate.errors import (
+    InputError,
+    SystemRunError,
+    describe_exception,
+    did_you_mean,
+    where_raised,
+)
 from goldgate.goldens import GoldenRecord, GoldenSet, read_utf8
 from goldgate.progress import NullProgress, ProgressReporter
 
@@ -82,7 +87,8 @@ def obtain_outputs(
     progress = progress or NullProgress()
     function: Callable[..., Any] | None = None
     if system.kind == "callable":
-        function, identity = load_callable(system, root)
+        with guard_os_exit():  # also while importing: ``from os import _exit`` gets the guard
+            function, identity = load_callable(system, root)
     else:
         identity = command_identity(system)
     cache = OutputCache(cache_dir, golden.suite, identity, mode=system.cache)
@@ -108,7 +114,8 @@ def obtain_outputs(
     progress.advance(total - len(calls))
     try:
         if calls and function is not None:
-            run_callable(function, calls, deliver, system=system)
+            with guard_os_exit():
+                run_callable(function, calls, deliver, system=system)
         elif calls:
             run_command(system, calls, deliver, suite=golden.suite, root=root)
     finally:
@@ -496,6 +503,56 @@ def _shown_command(argv: list[str]) -> str:
 # -- callable --------------------------------------------------------------------------------
 
 
+class ExitCalled(BaseException):
+    """A callable called ``os._exit`` (or ``sys.exit``) in goldgate's process: caught, not obeyed.
+
+    A ``BaseException``, so that the user's own ``except Exception`` cannot swallow it.
+    """
+
+    def __init__(self, code: object, function: str = "os._exit") -> None:
+        super().__init__(code)
+        self.code = code
+        self.function = function
+
+
+_exit_guard_depth = 0
+_exit_guard_lock = threading.Lock()
+_real_os_exit = os._exit
+
+
+def _guarded_os_exit(status: int) -> NoReturn:
+    # A forked child (multiprocessing) must still end the way it asks to; only goldgate's own
+    # process is protected, and only while a callable system runs.
+    if _exit_guard_depth and os.getpid() == _guard_pid:
+        raise ExitCalled(status)
+    _real_os_exit(status)
+
+
+_guard_pid = os.getpid()
+
+
+@contextlib.contextmanager
+def guard_os_exit() -> Iterator[None]:
+    """While a callable runs, ``os._exit`` in goldgate's process raises :class:`ExitCalled`.
+
+    ``os._exit`` ends a process at once, with no message and no cleanup: a callable that calls
+    it would end the whole run silently with its exit code (7 reads as a crash of goldgate,
+    1 as a regression). Exits from C code cannot be caught this way.
+    """
+    global _exit_guard_depth, _guard_pid
+    with _exit_guard_lock:
+        _exit_guard_depth += 1
+        _guard_pid = os.getpid()
+        os._exit = _guarded_os_exit
+    try:
+        yield
+    finally:
+        with _exit_guard_lock:
+            _exit_guard_depth -= 1
+            if not _exit_guard_depth:
+                os._exit = _real_os_exit
+
+
 def load_callable(system: SystemConfig, root: Path) -> tuple[Callable[..., Any], dict[str, Any]]:
     """Import ``package.module:function`` (root on sys.path) and its cache identity."""
     path = system.callable or ""
@@ -507,8 +564,7 @@ def load_callable(system: SystemConfig, root: Path) -> tuple[Callable[..., Any],
         module = importlib.import_module(module_name)
     except Exception as exc:  # the user's module may raise anything while importing
         raise SystemRunError(
-            f"{label}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
-            f"{_where_raised(exc)}"
+            f"{label}: cannot import {module_name!r}: {describe_exception(exc)}{where_raised(exc)}"
         ) from None
     obj: Any = module
     for part in attribute.split("."):
@@ -580,9 +636,14 @@ def lone_surrogate(text: str) -> str | None:
 
 
 def _call_error(exc: BaseException, call: Call, label: str) -> SystemRunError:
-    return SystemRunError(
-        f"{label}: raised {type(exc).__name__}: {exc} (id {call.record.id!r}){_where_raised(exc)}"
-    )
+    where = f"(id {call.record.id!r}){where_raised(exc)}"
+    if isinstance(exc, ExitCalled | SystemExit):
+        name = exc.function if isinstance(exc, ExitCalled) else "sys.exit"
+        return SystemRunError(
+            f"{label}: called {name}({exc.code!r}) {where}; a callable must return its output"
+            " (goldgate kept the run alive to say so)"
+        )
+    return SystemRunError(f"{label}: raised {describe_exception(exc)} {where}")
 
 
 def _timeout_error(timeout: float, call: Call, label: str) -> SystemRunError:
@@ -611,7 +672,7 @@ async def _run_async(
             except TimeoutError:
                 errors.append(_timeout_error(timeout, call, label))
                 return
-            except Exception as exc:  # the user's function may raise anything
+            except (Exception, ExitCalled) as exc:  # the user's code may raise anything
                 errors.append(_call_error(exc, call, label))
                 return
             try:
@@ -625,8 +686,13 @@ async def _run_async(
 
 
 async def _awaitable(function: Callable[..., Any], value: Any) -> Any:
-    result = function(value)
-    return await result if inspect.isawaitable(result) else result
+    try:
+        result = function(value)
+        return await result if inspect.isawaitable(result) else result
+    except SystemExit as exc:
+        # asyncio re-raises SystemExit out of the event loop, past every caller: the run would
+        # end with the callable's exit code. Turned into a call error here, inside the task.
+        raise ExitCalled(exc.code, "sys.exit") from None
 
 
 def _run_coroutine(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -772,11 +838,3 @@ def _type(value: Any) -> str:
 
 def _clip(text: str, limit: int = 200) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
-
-
-def _where_raised(exc: BaseException) -> str:
-    frames = traceback.extract_tb(exc.__traceback__)
-    if not frames:
-        return ""
-    frame = frames[-1]
-    return f" at {frame.filename}:{frame.lineno}"

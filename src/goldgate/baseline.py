@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -24,7 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldgate.atomic import write_text_atomic
 from goldgate.errors import BaselineError
-from goldgate.stats import FloatArray
+from goldgate.metrics.base import Metric
+from goldgate.stats import FloatArray, sample_score
 
 BASELINE_SCHEMA_VERSION: Literal["goldgate.baseline/1"] = "goldgate.baseline/1"
 
@@ -276,11 +278,13 @@ def verify_suite(
     signatures: Mapping[str, str],
     source: str,
     digests: Mapping[str, str] | None = None,
+    metrics: Mapping[str, Metric[Any]] | None = None,
 ) -> None:
     """Refuse a suite baseline whose golden hash or a metric's signature differs from today's.
 
     ``digests`` (id → ``record_digest``) lets the message say which examples were added,
-    removed or changed.
+    removed or changed. With ``metrics`` (spec → today's metric), each blessed score is
+    recomputed from the blessed statistics, and a stored score they do not give is damage.
     """
     if suite_baseline.golden_hash != golden_hash:
         detail = ""
@@ -308,6 +312,39 @@ def verify_suite(
                 f" baseline's (baseline {blessed.signature}, now {signature}); scores are only"
                 " compared under the same settings; run `goldgate bless` to accept the new ones"
             )
+    for spec, metric in (metrics or {}).items():
+        if spec in suite_baseline.metrics:
+            verify_score(suite_baseline, spec, metric, suite=suite, source=source)
+
+
+#: How far a stored score may lie from the one its statistics give: float noise from adding
+#: them up in another order (the file keeps examples sorted by id), nothing a person types.
+SCORE_TOLERANCE = 1e-6
+
+
+def verify_score(
+    suite_baseline: SuiteBaseline, spec: str, metric: Metric[Any], *, suite: str, source: str
+) -> None:
+    """Refuse a blessed score that does not follow from the blessed per-example statistics.
+
+    The gate compares today's statistics with the blessed ones example by example, and the
+    reports show the blessed score: an edited score, or statistics zeroed to turn a drop into
+    an "improvement", must not be believed.
+    """
+    blessed = suite_baseline.metrics[spec]
+    ids = list(suite_baseline.examples)
+    with np.errstate(over="ignore", invalid="ignore"):
+        recomputed = sample_score(metric, suite_baseline.stats_array(spec, ids)) if ids else None
+    if recomputed is None:
+        return
+    if not math.isfinite(recomputed) or not math.isclose(
+        blessed.score, recomputed, rel_tol=SCORE_TOLERANCE, abs_tol=SCORE_TOLERANCE
+    ):
+        raise BaselineError(
+            f"{source}: damaged baseline: suite {suite!r}, metric {spec!r}: the stored score"
+            f" {blessed.score!r} does not follow from the stored per-example statistics (they"
+            f" give {recomputed!r}); restore the file from git or run `goldgate bless` again"
+        )
 
 
 def _check_examples_match(

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from goldgate._version import __version__
+from goldgate.atomic import locked
 from goldgate.baseline import (
     Baseline,
     BaselineExample,
@@ -158,25 +159,30 @@ def bless(
     metrics new to a suite). Suites not selected keep their blessed entries.
     """
     names = _select(config, suites)
-    existing: Baseline | None = None
-    # A full bless of every suite keeps nothing of the old file, so it may replace a damaged one.
     if config.baseline.exists() and (new_only or suites is not None):
-        existing = read_baseline(config.baseline)
-    blessed: dict[str, SuiteBaseline] = {}
-    if existing is not None:
-        blessed.update(
-            (name, suite) for name, suite in existing.suites.items() if name in config.suites
+        read_baseline(config.baseline)  # a damaged file stops the bless before any system call
+    scored = {name: score_suite(config, name, progress=progress) for name in names}
+    # The read-modify-write under the baseline's lock: a bless of another suite running at
+    # the same time lands either before (and is kept) or after (and keeps ours).
+    with locked(config.baseline.parent):
+        existing: Baseline | None = None
+        # A full bless of every suite keeps nothing of the old file: it may replace a damaged one.
+        if config.baseline.exists() and (new_only or suites is not None):
+            existing = read_baseline(config.baseline)
+        blessed: dict[str, SuiteBaseline] = {}
+        if existing is not None:
+            blessed.update(
+                (name, suite) for name, suite in existing.suites.items() if name in config.suites
+            )
+        for name in names:
+            fresh = suite_baseline(config, scored[name])
+            old = existing.suites.get(name) if existing is not None and new_only else None
+            blessed[name] = fresh if old is None else merge_new_only(old, fresh, scored[name], name)
+        baseline = Baseline(
+            goldgate_version=__version__,
+            suites={name: blessed[name] for name in config.suites if name in blessed},
         )
-    for name in names:
-        scored = score_suite(config, name, progress=progress)
-        fresh = suite_baseline(config, scored)
-        old = existing.suites.get(name) if existing is not None and new_only else None
-        blessed[name] = fresh if old is None else merge_new_only(old, fresh, scored, name)
-    baseline = Baseline(
-        goldgate_version=__version__,
-        suites={name: blessed[name] for name in config.suites if name in blessed},
-    )
-    write_baseline(config.baseline, baseline)
+        write_baseline(config.baseline, baseline)
     return config.baseline
 
 
@@ -211,6 +217,7 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
                     signatures=signatures,
                     source=label,
                     digests=_digests(golden),
+                    metrics=metrics,
                 )
             found.append(
                 SuiteCheck(name, len(golden), golden.content_hash, None, blessed is not None)
@@ -318,6 +325,7 @@ def _gate_suite(
             signatures={item.spec: item.signature for item in scored.scores.metrics},
             source=baseline_label,
             digests=_digests(scored.golden),
+            metrics={item.spec: item.metric for item in scored.scores.metrics},
         )
         missing = [item.spec for item in scored.scores.metrics if item.spec not in blessed.metrics]
         if missing:

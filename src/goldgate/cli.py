@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from goldgate import console
 from goldgate._version import __version__
 from goldgate.errors import GoldgateError, Terminated
 
@@ -34,13 +35,16 @@ COMMANDS: dict[str, str] = {
     "compare": "goldgate.commands.compare",
     "schema": "goldgate.commands.schema",
     "report": "goldgate.commands.report",
+    "history": "goldgate.commands.history",
 }
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        self.exit(EXIT_ERROR, f"goldgate: error: {message}\n")
+        # The message quotes what was typed (an invalid choice, an unknown option).
+        console.err(f"goldgate: error: {message}")
+        self.exit(EXIT_ERROR)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -72,10 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit:
         raise  # argparse's own exits (usage errors, --help, --version)
     except KeyboardInterrupt:
-        print("goldgate: interrupted", file=sys.stderr)
+        console.err("goldgate: interrupted")
         return EXIT_SIGINT
     except Terminated:
-        print("goldgate: terminated (SIGTERM)", file=sys.stderr)
+        console.err("goldgate: terminated (SIGTERM)")
         return EXIT_SIGTERM
     except BrokenPipeError:
         # The reader went away (``goldgate run | head``): silence the flush at exit.
@@ -85,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         from goldgate.crash import crash_message, save_traceback
 
-        print(crash_message(exc, save_traceback(exc)), file=sys.stderr)
+        console.err(crash_message(exc, save_traceback(exc)))
         return EXIT_INTERNAL
     finally:
         if previous is not None:
@@ -119,7 +123,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         code: int = args._run(args)
     except GoldgateError as exc:
-        print(f"goldgate: error: {exc}", file=sys.stderr)
+        console.err(f"goldgate: error: {exc}")
         return exc.exit_code
     return code
 

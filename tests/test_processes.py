@@ -125,3 +125,115 @@ def test_sigterm_stops_the_system_tree_keeps_the_cache_and_exits_143(
     reaped += [int(p) for p in lines(root / "pids")]
     assert done.returncode == 0, done.stderr
     assert len(lines(root / "calls")) <= N + 1
+
+
+# A command that answers everything, then leaves a grandchild in a session of its own that
+# keeps the stdout pipe open for five minutes.
+SETSID_GRANDCHILD = """
+import json, os, subprocess, sys
+for line in sys.stdin:
+    item = json.loads(line)
+    print(json.dumps({"id": item["id"], "output": "answer " + item["input"]}), flush=True)
+child = subprocess.Popen(
+    [sys.executable, "-c", "import time; time.sleep(300)"], start_new_session=True
+)
+with open("pids", "a") as f:
+    f.write(f"{child.pid}\\n")
+"""
+
+
+def test_a_setsid_grandchild_holding_stdout_does_not_hold_goldgate(
+    tmp_path: Path, reaped: list[int]
+) -> None:
+    root = project(tmp_path, SETSID_GRANDCHILD, timeout=120)
+    started = time.monotonic()
+    try:
+        done = subprocess.run(
+            [str(GOLDGATE), "run", "-q"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,  # far below timeout_s: the old code waited all of it, then failed
+        )
+    finally:
+        reaped += [int(p) for p in lines(root / "pids")]
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - started < 60
+
+
+HANGS = """
+import json, sys, time
+for line in sys.stdin:
+    item = json.loads(line)
+    if item["id"] == "q3":
+        time.sleep(300)
+    print(json.dumps({"id": item["id"], "output": "answer " + item["input"]}), flush=True)
+"""
+
+CRASHES = """
+import json, sys
+for line in sys.stdin:
+    item = json.loads(line)
+    if item["id"] == "q3":
+        sys.exit(5)
+    print(json.dumps({"id": item["id"], "output": "answer " + item["input"]}), flush=True)
+"""
+
+
+@pytest.mark.parametrize(
+    ("system", "expected"),
+    [
+        (HANGS, "produced no output within timeout_s=1s and was killed (after 3 of 12"),
+        (CRASHES, "exited with code 5 after 3 of 12"),
+    ],
+)
+def test_a_command_that_hangs_or_crashes_names_the_ids_in_flight(
+    tmp_path: Path, system: str, expected: str
+) -> None:
+    root = project(tmp_path, system, timeout=1)
+    done = subprocess.run(
+        [str(GOLDGATE), "run", "-q"], cwd=root, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2, done.stderr
+    assert expected in done.stderr
+    in_flight = ", ".join(f"'q{i}'" for i in range(3, N))
+    assert f"in flight (no output yet): {in_flight}" in done.stderr
+
+
+BLOCKING_ASYNC = """
+import time
+
+async def answer(value):
+    if value == "3":
+        time.sleep(300)  # blocks the event loop: asyncio.wait_for cannot cancel it
+    return "answer " + value
+"""
+
+
+def test_an_async_callable_that_blocks_its_event_loop_still_times_out(tmp_path: Path) -> None:
+    root = project(tmp_path, "")
+    (root / "gg_blocking.py").write_text(BLOCKING_ASYNC)
+    config = (root / "goldgate.yaml").read_text()
+    start = config.index("  command:")
+    end = config.index("  timeout_s:")
+    (root / "goldgate.yaml").write_text(
+        config[:start] + '  callable: "gg_blocking:answer"\n  concurrency: 2\n' + config[end:]
+    )
+    (root / "goldgate.yaml").write_text(
+        (root / "goldgate.yaml").read_text().replace("timeout_s: 30", "timeout_s: 1")
+    )
+    done = subprocess.run(
+        [str(GOLDGATE), "run", "-q"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,  # the old code waited the whole 300 s sleep
+    )
+    assert done.returncode == 2, done.stderr
+    assert "system.callable 'gg_blocking:answer': no answer within timeout_s=1s for " in (
+        done.stderr
+    )
+    assert "'q3'" in done.stderr
+    assert "a call blocks the event loop" in done.stderr

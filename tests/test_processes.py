@@ -64,6 +64,18 @@ def project(root: Path, system: str, *, timeout: float = 30) -> Path:
     return root
 
 
+def goldgate_run(root: Path) -> subprocess.CompletedProcess[str]:
+    """``goldgate run -q`` in ``root``; a hang fails the test after a minute."""
+    return subprocess.run(
+        [str(GOLDGATE), "run", "-q"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+
+
 def lines(path: Path) -> list[str]:
     return path.read_text().split() if path.exists() else []
 
@@ -119,9 +131,7 @@ def test_sigterm_stops_the_system_tree_keeps_the_cache_and_exits_143(
     cached = [json.loads(line)["id"] for line in cache.read_text().splitlines()[1:]]
     assert len(cached) >= 3
     # the rerun pays only for what was not cached
-    done = subprocess.run(
-        [str(GOLDGATE), "run", "-q"], cwd=root, capture_output=True, text=True, check=False
-    )
+    done = goldgate_run(root)
     reaped += [int(p) for p in lines(root / "pids")]
     assert done.returncode == 0, done.stderr
     assert len(lines(root / "calls")) <= N + 1
@@ -148,37 +158,24 @@ def test_a_setsid_grandchild_holding_stdout_does_not_hold_goldgate(
     root = project(tmp_path, SETSID_GRANDCHILD, timeout=120)
     started = time.monotonic()
     try:
-        done = subprocess.run(
-            [str(GOLDGATE), "run", "-q"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=60,  # far below timeout_s: the old code waited all of it, then failed
-        )
+        done = goldgate_run(root)  # far below timeout_s: the old code waited it out, then failed
     finally:
         reaped += [int(p) for p in lines(root / "pids")]
     assert done.returncode == 0, done.stderr
     assert time.monotonic() - started < 60
 
 
-HANGS = """
+# Answers q0..q2, then at q3 does ACTION (hangs or crashes): q3..q11 are in flight.
+FAILS_AT_Q3 = """
 import json, sys, time
 for line in sys.stdin:
     item = json.loads(line)
     if item["id"] == "q3":
-        time.sleep(300)
+        ACTION
     print(json.dumps({"id": item["id"], "output": "answer " + item["input"]}), flush=True)
 """
-
-CRASHES = """
-import json, sys
-for line in sys.stdin:
-    item = json.loads(line)
-    if item["id"] == "q3":
-        sys.exit(5)
-    print(json.dumps({"id": item["id"], "output": "answer " + item["input"]}), flush=True)
-"""
+HANGS = FAILS_AT_Q3.replace("ACTION", "time.sleep(300)")
+CRASHES = FAILS_AT_Q3.replace("ACTION", "sys.exit(5)")
 
 
 @pytest.mark.parametrize(
@@ -192,9 +189,7 @@ def test_a_command_that_hangs_or_crashes_names_the_ids_in_flight(
     tmp_path: Path, system: str, expected: str
 ) -> None:
     root = project(tmp_path, system, timeout=1)
-    done = subprocess.run(
-        [str(GOLDGATE), "run", "-q"], cwd=root, capture_output=True, text=True, check=False
-    )
+    done = goldgate_run(root)
     assert done.returncode == 2, done.stderr
     assert expected in done.stderr
     in_flight = ", ".join(f"'q{i}'" for i in range(3, N))
@@ -223,14 +218,7 @@ def test_an_async_callable_that_blocks_its_event_loop_still_times_out(tmp_path: 
     (root / "goldgate.yaml").write_text(
         (root / "goldgate.yaml").read_text().replace("timeout_s: 30", "timeout_s: 1")
     )
-    done = subprocess.run(
-        [str(GOLDGATE), "run", "-q"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,  # the old code waited the whole 300 s sleep
-    )
+    done = goldgate_run(root)  # the old code waited the whole 300 s sleep
     assert done.returncode == 2, done.stderr
     assert "system.callable 'gg_blocking:answer': no answer within timeout_s=1s for " in (
         done.stderr

@@ -13,14 +13,6 @@ import pytest
 from goldgate.cli import main
 
 
-@pytest.fixture
-def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CI", "true")
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    return tmp_path
-
-
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
 

@@ -73,14 +73,6 @@ def write_outputs(root: Path, outputs: list[str]) -> None:
     (root / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
-@pytest.fixture
-def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CI", "true")
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    return tmp_path
-
-
 @pytest.mark.parametrize(
     ("metric", "expected"),
     [

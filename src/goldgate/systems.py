@@ -445,6 +445,10 @@ class _CommandSession:
         return f"; in flight (no output yet): {_ids(waiting)}" if waiting else ""
 
     def _error(self, message: str, *, stderr: bool = True) -> SystemRunError:
+        if stderr and self.process.poll() is not None:
+            # The command is gone: let the reader take the last of its stderr (a grandchild
+            # holding the pipe open costs a grace, not a hang).
+            self.threads[2].join(timeout=KILL_GRACE_S)
         tail = _tail(self.stderr) if stderr else ""
         return SystemRunError(f"{self.label}: {message}{tail}")
 

@@ -256,13 +256,11 @@ def verify_suite(
     signatures: Mapping[str, str],
     source: str,
     digests: Mapping[str, str] | None = None,
-    metrics: Mapping[str, Metric[Any]] | None = None,
 ) -> None:
     """Refuse a suite baseline whose golden hash or a metric's signature differs from today's.
 
     ``digests`` (id → ``record_digest``) lets the message say which examples were added,
-    removed or changed. With ``metrics`` (spec → today's metric), each blessed score is
-    recomputed from the blessed statistics, and a stored score they do not give is damage.
+    removed or changed.
     """
     if suite_baseline.golden_hash != golden_hash:
         detail = ""
@@ -290,8 +288,23 @@ def verify_suite(
                 f" baseline's (baseline {blessed.signature}, now {signature}); scores are only"
                 " compared under the same settings; run `goldgate bless` to accept the new ones"
             )
-    for spec, metric in (metrics or {}).items():
-        if spec in suite_baseline.metrics:
+
+
+def verify_scores(
+    suite_baseline: SuiteBaseline,
+    metrics: Mapping[str, Metric[Any]],
+    *,
+    signatures: Mapping[str, str],
+    suite: str,
+    source: str,
+) -> None:
+    """Recompute each blessed score that today's metric can (same signature, less ``nrefs``)
+    from the blessed statistics; a stored score they do not give is a damaged baseline."""
+    for spec, metric in metrics.items():
+        blessed = suite_baseline.metrics.get(spec)
+        if blessed is not None and strip_nrefs(blessed.signature) == strip_nrefs(
+            signatures.get(spec, "")
+        ):
             verify_score(suite_baseline, spec, metric, suite=suite, source=source)
 
 

@@ -99,6 +99,7 @@ METRIC_HEADER = ["metric", "baseline", "current", "delta", "interval"]
 
 def summary(result: RunResult) -> str:
     """The short plain-text summary a command prints: verdict, per-suite table, problems."""
+    from goldgate.report.view import suite_notes
     from goldgate.result import CheckStatus
 
     checks = result.checks()
@@ -116,6 +117,7 @@ def summary(result: RunResult) -> str:
     for suite in result.suites:
         lines.append("")
         lines.append(f"suite {suite.name}: {suite.verdict.value} ({suite.n_examples} examples)")
+        lines += [f"  note: {note}" for note in suite_notes(suite)]
         if suite.error:
             lines.append(f"  error: {suite.error}")
             continue
@@ -133,6 +135,25 @@ def github_mode(args: argparse.Namespace) -> bool:
     import os
 
     return bool(getattr(args, "github", False)) or os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def prepare_github() -> None:
+    """Before anything else in GitHub mode: the token redacted and masked, the files checked.
+
+    The ``::add-mask::`` line is written only inside GitHub Actions (``GITHUB_ACTIONS=true``),
+    where the runner consumes it; anywhere else it would print the token.
+    """
+    import os
+
+    from goldgate import console
+    from goldgate.github import GitHubEnvironment
+
+    env = GitHubEnvironment.from_environ(os.environ)
+    if env.token:
+        console.add_secret(env.token)
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            console.mask(env.token)
+    env.check_files()
 
 
 def publish_to_github(

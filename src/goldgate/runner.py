@@ -230,9 +230,6 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
             blessed = baseline.suites.get(name) if baseline is not None else None
             note = None
             if blessed is not None:
-                # before any subset of it is taken: the blessed scores must follow from the
-                # blessed statistics
-                verify_scores(blessed, metrics, signatures=signatures, suite=name, source=label)
                 if (
                     blessed.golden_hash != golden.content_hash
                     and config.on_golden_change == "compare"
@@ -256,6 +253,8 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
                         source=label,
                         digests=_digests(golden),
                     )
+                # the blessed scores must follow from the blessed statistics
+                verify_scores(blessed, metrics, signatures=signatures, suite=name, source=label)
             found.append(
                 SuiteCheck(name, len(golden), golden.content_hash, None, blessed is not None, note)
             )
@@ -378,13 +377,7 @@ def _gate_suite(
     change: GoldenChange | None = None
     if blessed is not None:
         signatures = {item.spec: item.signature for item in scored.scores.metrics}
-        verify_scores(
-            blessed,
-            {item.spec: item.metric for item in scored.scores.metrics},
-            signatures=signatures,
-            suite=name,
-            source=baseline_label,
-        )
+        whole = blessed  # as read, before a shared subset of it is taken
         if (
             blessed.golden_hash != scored.golden.content_hash
             and config.on_golden_change == "compare"
@@ -421,6 +414,14 @@ def _gate_suite(
                 source=baseline_label,
                 digests=_digests(scored.golden),
             )
+        # the blessed scores must follow from the blessed statistics
+        verify_scores(
+            whole,
+            {item.spec: item.metric for item in scored.scores.metrics},
+            signatures=signatures,
+            suite=name,
+            source=baseline_label,
+        )
         missing = [item.spec for item in scored.scores.metrics if item.spec not in blessed.metrics]
         if missing:
             hints.append(

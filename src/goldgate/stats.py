@@ -165,15 +165,18 @@ def compare_many(
         scored = _one_level_scores(pairs, np.hstack(blocks), resamples=resamples, seed=seed)
     results = []
     for (metric, current, baseline), (now, then) in zip(pairs, scored, strict=True):
-        deltas = now - then
-        delta = sample_score(metric, current) - sample_score(metric, baseline)
-        results.append(
-            BootstrapResult(
-                delta=delta,
-                interval=percentile_interval(deltas, alpha),
-                p_value=two_sided_p(delta, deltas),
+        # A custom metric's huge scores may overflow here; inf and nan are then the honest
+        # answer (the report shows them), and NumPy's warnings would only litter stderr.
+        with np.errstate(over="ignore", invalid="ignore"):
+            deltas = now - then
+            delta = sample_score(metric, current) - sample_score(metric, baseline)
+            results.append(
+                BootstrapResult(
+                    delta=delta,
+                    interval=percentile_interval(deltas, alpha),
+                    p_value=two_sided_p(delta, deltas),
+                )
             )
-        )
     return results
 
 

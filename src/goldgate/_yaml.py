@@ -15,37 +15,59 @@ KeyPath = tuple[str | int, ...]
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _JSON_SCALARS = (str, int, float, bool, type(None))
 _MERGE_TAG = "tag:yaml.org,2002:merge"
-#: nodes reached a second time through aliases, per document: a 411-byte
-#: "billion laughs" would otherwise expand to hundreds of millions of values
+#: values a document may gain through aliases (its size expanded minus its size as written):
+#: a 411-byte "billion laughs" would otherwise expand to hundreds of millions of values
 MAX_ALIAS_NODES = 100_000
 
 
 class _Walk:
-    """State of one document's conversion: where it is, and how much aliases have expanded."""
+    """State of one document's conversion: the loader, where errors point, the lines found."""
 
     def __init__(self, loader: yaml.SafeLoader, source: Path, error: type[GoldgateError]) -> None:
         self.loader = loader
         self.source = source
         self.error = error
         self.lines: dict[KeyPath, int] = {}
-        self.seen: set[int] = set()
-        self.expanded = 0
         #: per mapping node, its own keys (not merged in), noted before it is flattened
         self.explicit: dict[int, set[int]] = {}
 
     def visit(self, node: yaml.Node, path: KeyPath) -> None:
-        """Count ``node``; refuse runaway alias expansion and deep nesting."""
-        if id(node) in self.seen:
-            self.expanded += 1
-            if self.expanded > MAX_ALIAS_NODES:
-                raise self.fail(node, f"aliases expand to more than {MAX_ALIAS_NODES:,} values")
-        else:
-            self.seen.add(id(node))
+        """Refuse deep nesting."""
         if len(path) > MAX_NESTING:
             raise self.fail(node, f"nested more than {MAX_NESTING} levels deep")
 
     def fail(self, node: yaml.Node, message: str) -> GoldgateError:
         return self.error(f"{self.source}:{node.start_mark.line + 1}: {message}")
+
+    def check_aliases(self, root: yaml.Node) -> None:
+        """Refuse a document whose aliases expand it by more than :data:`MAX_ALIAS_NODES`.
+
+        Sizes are computed on the node graph, each node once, before anything is expanded.
+        """
+        expanded: dict[int, int] = {}
+        # Iterative post-order walk: (node, children done?); nesting is checked later.
+        stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+        while stack:
+            node, done = stack.pop()
+            if id(node) in expanded and not done:
+                continue
+            children = _children(node)
+            if not done:
+                expanded[id(node)] = 0  # on the stack; a cycle counts nothing more
+                stack.append((node, True))
+                stack.extend((child, False) for child in children if id(child) not in expanded)
+                continue
+            expanded[id(node)] = 1 + sum(expanded[id(child)] for child in children)
+            if expanded[id(node)] - len(expanded) > MAX_ALIAS_NODES:
+                raise self.fail(node, f"aliases expand to more than {MAX_ALIAS_NODES:,} values")
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def load_yaml_with_lines(
@@ -64,6 +86,8 @@ def load_yaml_with_lines(
     walk = _Walk(loader, source, error)
     try:
         node = loader.get_single_node()
+        if node is not None:
+            walk.check_aliases(node)
         data = _convert(walk, node, ()) if node is not None else None
     except RecursionError:
         # PyYAML composes nested collections recursively: hundreds of levels exhaust the stack.

@@ -13,6 +13,7 @@ Groups, with the floor each ratio must reach:
   (c) exact match + token F1 on SQuAD v1.1 dev (BERT)       vs the SQuAD script      ≥ 2×
   (d) all of the above metrics over all three corpora in ONE goldgate call
       vs every peer run one after another on the same file                           ≥ 5×
+  (e) TER on WMT21 de-en (1,000 × 2 refs)                   vs sacrebleu             ≥ 5×
 
 and, for each group, goldgate's peak memory must not exceed the peers' (for (d), the largest
 of the peers). The data comes from ``--data`` (default ``../shared/data`` beside the
@@ -51,6 +52,7 @@ ROUGE_TYPES = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
 MT_SPECS = {"bleu": ("sacrebleu_peer", "bleu"), "chrf": ("sacrebleu_peer", "chrf")}
 ROUGE_SPECS = {f"{name}:use_stemmer=true": ("rouge_score_peer", name) for name in ROUGE_TYPES}
 QA_SPECS = {"exact_match": ("squad_peer", "exact_match"), "token_f1": ("squad_peer", "f1")}
+TER_SPECS = {"ter": ("ter_peer", "ter")}
 
 
 @dataclass
@@ -294,6 +296,7 @@ def build_groups(corpora: dict[str, Path], directory: Path, labels: str, real: b
             {**MT_SPECS, **ROUGE_SPECS, **QA_SPECS},
             5.0,
         ),
+        "e": lambda: Group("e", f"TER, {names['mt']}", corpora["mt"], TER_SPECS, 5.0),
     }
     return [makers[label]() for label in labels if label in makers]
 
@@ -303,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data folder")
     parser.add_argument("--repeat", type=int, default=3, help="runs per command (median)")
     parser.add_argument("--quick", action="store_true", help="tiny generated corpus, one run")
-    parser.add_argument("--groups", default="abcd", help="which groups to run, e.g. ac")
+    parser.add_argument("--groups", default="abcde", help="which groups to run, e.g. ac")
     args = parser.parse_args(argv)
     repeat = 1 if args.quick else max(1, args.repeat)
 

@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "compare": "goldgate.commands.compare",
     "schema": "goldgate.commands.schema",
     "report": "goldgate.commands.report",
+    "history": "goldgate.commands.history",
 }
 
 

@@ -241,7 +241,9 @@ class GoldgateSession:
                     continue
                 replays[name] = self._replay_system(name, outputs)
             replayed = with_systems(config, replays)
-            result = run(replayed, suites=list(replays), write_reports=False)
+            result = run(
+                replayed, suites=list(replays), write_reports=False, history_source="pytest"
+            )
             result = _with_failures(config, result, failures)
             write_result(result, config.report.dir, list(config.report.formats))
         except GoldgateError as exc:
@@ -285,7 +287,7 @@ class GoldgateSession:
         outputs = obtain(config, suite, settings, function=function)
         replay = self._replay_system(suite, outputs)
         replayed = with_systems(config, {suite: replay})
-        result = run(replayed, suites=[suite], write_reports=False)
+        result = run(replayed, suites=[suite], write_reports=False, history_source="pytest")
         suite_result = result.suites[0]
         self.checks.append((test_id, suite_result))
         if suite_result.error is not None:

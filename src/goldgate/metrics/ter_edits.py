@@ -98,31 +98,36 @@ class _Search:
         self, words: list[str], rows: list[list[int]], states: list[tuple[int, int, int]]
     ) -> None:
         """Complete the beam matrix rows and bit-parallel states of ``words``."""
-        ref, m, bands = self.ref, self.m, self.bands
-        prev = rows[-1]
         for i in range(len(rows), self.n + 1):
-            low, high = bands[i]
-            cur = [_INF] * (m + 1)
-            word = words[i - 1]
-            if low == 0:
-                cur[0] = prev[0] + 1
-                low = 1
-            left = cur[low - 1]
-            for j in range(low, high):
-                best = prev[j - 1] if ref[j - 1] == word else prev[j - 1] + 1
-                if best > _INF:
-                    best = _INF
-                up = prev[j] + 1
-                if up < best:
-                    best = up
-                left += 1
-                if left < best:
-                    best = left
-                cur[j] = left = best
-            rows.append(cur)
-            prev = cur
+            rows.append(self._row(rows[-1], words[i - 1], i))
         for i in range(len(states), self.n + 1):
             states.append(self._step(states[-1], words[i - 1]))
+
+    def _row(self, prev: list[int], word: str, i: int) -> list[int]:
+        """Row ``i`` of the beam edit matrix from row ``i - 1``, for hypothesis word ``word``.
+
+        Each cell takes the first of match/substitution, deletion, insertion that is cheapest
+        (sacrebleu's strict ``>`` updates); outside the beam it stays infinite.
+        """
+        ref = self.ref
+        low, high = self.bands[i]
+        cur = [_INF] * (self.m + 1)
+        if low == 0:
+            cur[0] = prev[0] + 1
+            low = 1
+        left = cur[low - 1]
+        for j in range(low, high):
+            best = prev[j - 1] if ref[j - 1] == word else prev[j - 1] + 1
+            if best > _INF:
+                best = _INF
+            up = prev[j] + 1
+            if up < best:
+                best = up
+            left += 1
+            if left < best:
+                best = left
+            cur[j] = left = best
+        return cur
 
     def _step(self, state: tuple[int, int, int], word: str) -> tuple[int, int, int]:
         """One hypothesis word of Hyyro's bit-parallel Levenshtein distance (no beam)."""
@@ -171,31 +176,12 @@ class _Search:
         ``rows[:start + 1]`` are the rows of a hypothesis with the same first ``start`` words.
         A row's minimum is a lower bound of the distance, so a hopeless candidate stops early.
         """
-        ref, m, bands = self.ref, self.m, self.bands
         prev = rows[start]
         for i in range(start + 1, self.n + 1):
-            low, high = bands[i]
-            cur = [_INF] * (m + 1)
-            word = words[i - 1]
-            if low == 0:
-                cur[0] = prev[0] + 1
-                low = 1
-            left = cur[low - 1]
-            for j in range(low, high):
-                best = prev[j - 1] if ref[j - 1] == word else prev[j - 1] + 1
-                if best > _INF:
-                    best = _INF
-                up = prev[j] + 1
-                if up < best:
-                    best = up
-                left += 1
-                if left < best:
-                    best = left
-                cur[j] = left = best
-            if min(cur) > limit:
+            prev = self._row(prev, words[i - 1], i)
+            if min(prev) > limit:
                 return limit + 1
-            prev = cur
-        return prev[m] if prev[m] <= limit else limit + 1
+        return prev[self.m] if prev[self.m] <= limit else limit + 1
 
     def _distance_within(
         self,

@@ -251,3 +251,16 @@ def test_a_callable_that_ends_the_process_or_cannot_be_described_is_a_clear_erro
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     assert f"system.callable 'gg_systems:{function}': {expected}" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_goldgate_score_json_refuses_a_plugin_s_nan_score_by_name(
+    here: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = make_project(here, "NanScore", ["a0"])
+    monkeypatch.syspath_prepend(str(here))  # an installed plugin, as far as `score` knows
+    (here / "refs.txt").write_text("a\n")
+    (here / "hyps.txt").write_text("b\n")
+    spec = f"{module}:NanScore"
+    code = main(["score", "--refs", "refs.txt", "--hyps", "hyps.txt", "--metric", spec, "--json"])
+    assert code == 2
+    assert f"--metric {spec}: a score is not a finite number" in capsys.readouterr().err

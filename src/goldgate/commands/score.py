@@ -70,7 +70,8 @@ def _read(args: argparse.Namespace) -> ScoringData:
 
 
 def results_json(results: list[MetricResult], *, per_example: bool) -> dict[str, Any]:
-    """The ``--json`` document: ``{"metrics": {spec: {score, signature, components}}}``."""
+    """The ``--json`` document: ``{"metrics": {spec: {score, signature, components,
+    higher_is_better}}}``."""
     metrics: dict[str, Any] = {}
     for result in results:
         score = result.corpus_score()
@@ -78,6 +79,8 @@ def results_json(results: list[MetricResult], *, per_example: bool) -> dict[str,
             "score": score.score,
             "signature": score.signature,
             "components": score.components,
+            # An error rate such as TER is better lower: scripts need not know every metric.
+            "higher_is_better": result.metric.higher_is_better,
         }
         if per_example:
             entry["per_example"] = result.per_example()

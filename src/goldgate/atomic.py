@@ -6,6 +6,7 @@ import contextlib
 import os
 import tempfile
 from pathlib import Path
+from typing import IO, Any
 
 
 def _umask() -> int:
@@ -20,11 +21,26 @@ def write_text_atomic(path: Path, text: str, *, newline: str | None = "") -> Non
 
     The file gets the permissions a plain ``open`` would give it (mkstemp's are 0600).
     """
+    _write_atomic(path, text, newline)
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """:func:`write_text_atomic` for bytes."""
+    _write_atomic(path, data, None)
+
+
+def _write_atomic(path: Path, content: str | bytes, newline: str | None) -> None:
     directory = path.parent
     descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline=newline) as stream:
-            stream.write(text)
+        stream: IO[Any]
+        if isinstance(content, bytes):
+            stream = os.fdopen(descriptor, "wb")
+        else:
+            stream = os.fdopen(descriptor, "w", encoding="utf-8", newline=newline)
+        with stream:
+            written: Any = content  # the mode above matches the content's type
+            stream.write(written)
             stream.flush()
             os.fchmod(stream.fileno(), 0o666 & ~_umask())
             os.fsync(stream.fileno())

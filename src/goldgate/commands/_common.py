@@ -145,6 +145,7 @@ def publish_to_github(
     """
     import os
 
+    from goldgate import console
     from goldgate.github import CommentOutcome, GitHubEnvironment, publish
     from goldgate.report import render
 
@@ -158,11 +159,11 @@ def publish_to_github(
         root=root if root is not None else Path.cwd(),
     )
     for line in outcome.annotations:
-        print(line)
+        console.command(line)
     if outcome.comment is not None and outcome.comment.outcome in (
         CommentOutcome.CREATED,
         CommentOutcome.UPDATED,
     ):
-        print(f"goldgate: pull-request comment {outcome.comment.outcome.value}")
+        console.out(f"goldgate: pull-request comment {outcome.comment.outcome.value}")
     elif outcome.comment is not None:
-        print(f"goldgate: no pull-request comment: {outcome.comment.detail}", file=sys.stderr)
+        console.err(f"goldgate: no pull-request comment: {outcome.comment.detail}")

@@ -99,6 +99,7 @@ METRIC_HEADER = ["metric", "baseline", "current", "delta", "interval"]
 
 def summary(result: RunResult) -> str:
     """The short plain-text summary a command prints: verdict, per-suite table, problems."""
+    from goldgate.report.view import suite_notes
     from goldgate.result import CheckStatus
 
     checks = result.checks()
@@ -116,6 +117,7 @@ def summary(result: RunResult) -> str:
     for suite in result.suites:
         lines.append("")
         lines.append(f"suite {suite.name}: {suite.verdict.value} ({suite.n_examples} examples)")
+        lines += [f"  note: {note}" for note in suite_notes(suite)]
         if suite.error:
             lines.append(f"  error: {suite.error}")
             continue

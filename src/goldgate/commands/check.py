@@ -31,6 +31,8 @@ def run(args: argparse.Namespace) -> int:
             console.err(f"goldgate: error: {suite.error}")
             continue
         state = "matches the baseline" if suite.in_baseline else "not in the baseline yet"
+        if suite.note is not None:
+            state = suite.note
         console.out(f"ok: suite {suite.suite}: {suite.n_examples} examples, {state}")
     if problems:
         console.err(f"goldgate check: {problems} of {len(found)} suites have problems")

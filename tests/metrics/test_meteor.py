@@ -270,11 +270,22 @@ def test_without_wordnet_the_error_says_how_to_get_it(
     wordnet_module.load_wordnet.cache_clear()
     try:
         with pytest.raises(MetricError, match=r"nltk\.downloader wordnet") as caught:
-            score_corpus([("meteor", create_metric("meteor"))], ["a"], [["a"]])
+            create_metric("meteor")
         assert "apt-get install wordnet-base" in str(caught.value)
         assert "GOLDGATE_WORDNET" in str(caught.value)
         with pytest.raises(MetricError, match=f"no WordNet dictionary files in {tmp_path}"):
             wordnet_module.load_wordnet(str(tmp_path))
+        # In a configuration the error points at the metric's line.
+        from goldgate.config import load_config
+        from goldgate.errors import ConfigError
+
+        (tmp_path / "g.jsonl").write_text('{"id": "a", "input": "x", "reference": "y"}\n')
+        (tmp_path / "goldgate.yaml").write_text(
+            "version: 1\nsystem: {predictions: p.jsonl}\nsuites:\n  s:\n    goldens: g.jsonl\n"
+            "    metrics:\n      meteor: {}\n"
+        )
+        with pytest.raises(ConfigError, match=r"goldgate\.yaml:7.*meteor.*nltk\.downloader"):
+            load_config(tmp_path / "goldgate.yaml")
     finally:
         wordnet_module.load_wordnet.cache_clear()
 

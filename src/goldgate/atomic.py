@@ -16,9 +16,17 @@ import os
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
+
+from goldgate.errors import GoldgateError
+
+#: Every hold of the lock is short (one read-modify-write, one file): a wait this long means
+#: the holder hangs, and a gate must not wait forever.
+LOCK_TIMEOUT_S = 120.0
+LOCK_POLL_S = 0.02
 
 
 class _DirectoryLock:
@@ -65,12 +73,24 @@ def _acquire(directory: Path) -> int | None:
         descriptor = os.open(directory, os.O_RDONLY)
     except OSError:  # no such folder can be made or read: the write itself will say why
         return None
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-    except OSError:
-        os.close(descriptor)
-        return None
-    return descriptor
+    deadline = time.monotonic() + LOCK_TIMEOUT_S
+    while True:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return descriptor
+        except BlockingIOError:
+            if time.monotonic() < deadline:
+                time.sleep(LOCK_POLL_S)
+                continue
+            os.close(descriptor)
+            raise GoldgateError(
+                f"{directory}: another process has held goldgate's write lock on this folder"
+                f" for {LOCK_TIMEOUT_S:g} s (a goldgate that hangs or was stopped with"
+                " Ctrl-Z?); nothing was written"
+            ) from None
+        except OSError:  # a file system without flock: atomic, not serialised
+            os.close(descriptor)
+            return None
 
 
 def _umask() -> int:

@@ -78,6 +78,11 @@ class SystemConfig(_Model):
     timeout_s: float = Field(default=60.0, gt=0, le=7 * 24 * 3600)
     samples: int = Field(default=1, ge=1, le=1000, description="outputs per input")
     env: dict[str, str] = Field(default_factory=dict, description="extra environment (command)")
+    cache_key: str | None = Field(
+        default=None,
+        description="part of the cache's identity for what lives outside the repository (a"
+        " model version, an endpoint): change it and no cached output is reused",
+    )
     cache: Literal["resume", "reuse", "off"] = Field(
         default="resume",
         description="resume: reuse outputs of an interrupted run only; reuse: reuse outputs "
@@ -331,6 +336,18 @@ class Config(_Model):
                 "report": config.report.model_copy(update={"dir": resolve(config.report.dir)}),
             }
         )
+
+    def without_cache(self) -> Config:
+        """This configuration with every system's cache off (``--no-cache``)."""
+        off = {"cache": "off"}
+        suites = {
+            name: suite.model_copy(update={"system": suite.system.model_copy(update=off)})
+            if suite.system is not None
+            else suite
+            for name, suite in self.suites.items()
+        }
+        system = self.system.model_copy(update=off) if self.system is not None else None
+        return self.model_copy(update={"system": system, "suites": suites})
 
     def system_for(self, suite: str) -> SystemConfig:
         """The system that produces outputs for ``suite``: its own, else the top-level one."""

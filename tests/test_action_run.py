@@ -64,7 +64,9 @@ def pull_request(tmp_path_factory: pytest.TempPathFactory) -> Path:
         row["output"] = "I do not know"
     predictions.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     # The PR also "blesses" its own worse baseline: it must still be compared with main's.
-    subprocess.run([str(GOLDGATE), "bless"], cwd=work, check=True, capture_output=True)
+    subprocess.run(
+        [str(GOLDGATE), "bless", "--allow-regression"], cwd=work, check=True, capture_output=True
+    )
     git(work, "commit", "-q", "-am", "a worse reader, re-blessed")
     return work
 
@@ -128,6 +130,7 @@ def test_pull_request_run_creates_then_updates_one_comment(
     assert "exact_match" in gate.stdout
     assert "regressed" in info["summary"].lower()
     assert "[stem]" in info["pip"] and str(ROOT) in info["pip"]
+    assert info["pip"].count("install") == 1  # no install input: the project is not installed
     upload = first.step("Upload the HTML report")
     assert upload.kind == "uses" and upload.with_["path"].endswith("goldgate-report")
     assert (pull_request / "goldgate-report" / "report.html").exists()
@@ -226,3 +229,19 @@ def test_a_configuration_error_still_sets_the_outputs(
     assert "goldgate: error" in info["summary"]
     assert run.step("Upload the HTML report").kind == "uses"  # runner ignores `if:` here
     assert api.calls == []
+
+
+def test_the_install_input_installs_the_users_project_first(
+    pull_request: Path, api: FakeGitHub, tmp_path: Path
+) -> None:
+    run, info = run_in_github(
+        pull_request, api, tmp_path / "1", install="-e . -r requirements*.txt $(touch pwned)"
+    )
+    assert run.step("Install your project").returncode == 0
+    calls = info["pip"].splitlines()
+    assert len(calls) == 2 and "[stem]" in calls[0]
+    # Split on whitespace, never globbed or evaluated by a shell.
+    assert calls[1].endswith(
+        "install --quiet --disable-pip-version-check -e . -r requirements*.txt $(touch pwned)"
+    )
+    assert not (pull_request / "pwned").exists()

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from goldgate._version import __version__
+from goldgate.atomic import locked
 from goldgate.baseline import (
     Baseline,
     BaselineExample,
@@ -32,6 +33,7 @@ from goldgate.baseline import (
     read_baseline_at_ref,
     record_digest,
     strip_nrefs,
+    verify_scores,
     verify_suite,
     write_baseline,
 )
@@ -47,7 +49,7 @@ from goldgate.gate import (
 )
 from goldgate.golden_change import describe, removed_check, shared_baseline
 from goldgate.goldens import GoldenSet, load_goldens
-from goldgate.metrics.engine import score_corpus
+from goldgate.metrics.engine import MetricComputeError, score_corpus
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
     CacheUse,
@@ -230,42 +232,35 @@ def bless_reviewed(
     current: Baseline | None = None
     if config.baseline.exists():
         try:
-            current = read_baseline(config.baseline)
+            current = read_baseline(config.baseline)  # damage stops before any system call
         except BaselineError:
             # A full bless of every suite keeps nothing of the old file: it may replace a
             # damaged one (with nothing to compare against).
             if new_only or suites is not None:
                 raise
-    existing = current if (new_only or suites is not None) else None
     reviewed = None if rerun else _reviewed_result(config)
-    blessed: dict[str, SuiteBaseline] = {}
-    if existing is not None:
-        blessed.update(
-            (name, suite) for name, suite in existing.suites.items() if name in config.suites
-        )
+    scored: dict[str, ScoredSuite] = {}
     results: list[SuiteResult] = []
     failed: dict[str, list[str]] = {}
     for name in names:
-        old = existing.suites.get(name) if existing is not None and new_only else None
-        if old is not None:
-            scored = score_suite(
+        kept = current.suites.get(name) if current is not None and new_only else None
+        if kept is not None:
+            scored[name] = score_suite(
                 config,
                 name,
                 progress=progress,
-                known=_kept_outputs(config, name, old),
+                known=_kept_outputs(config, name, kept),
                 known_source="baseline",
             )
         else:
-            scored = _score_reusing(config, name, reviewed, progress)
-        fresh = suite_baseline(config, scored)
-        blessed[name] = fresh if old is None else merge_new_only(old, fresh, scored, name)
+            scored[name] = _score_reusing(config, name, reviewed, progress)
         previous = current.suites.get(name) if current is not None else None
         try:
             suite_result, _ = _gate_suite(
-                config, name, scored, previous, label, current is not None
+                config, name, scored[name], previous, label, current is not None
             )
         except BaselineError:  # other metric settings: being accepted, nothing to compare
-            suite_result, _ = _gate_suite(config, name, scored, None, label, False)
+            suite_result, _ = _gate_suite(config, name, scored[name], None, label, False)
         results.append(suite_result)
         messages = [c.message for c in suite_result.checks if c.status is CheckStatus.FAIL]
         if messages:
@@ -273,13 +268,30 @@ def bless_reviewed(
     review = _run_result(config, results, label, current is not None, [], [])
     if failed and not allow_regression:
         return BlessOutcome(config.baseline, review, written=False, failed=failed)
-    for name, messages in failed.items():
-        blessed[name] = blessed[name].model_copy(update={"forced": messages})
-    baseline = Baseline(
-        goldgate_version=__version__,
-        suites={name: blessed[name] for name in config.suites if name in blessed},
-    )
-    write_baseline(config.baseline, baseline)
+    # The read-modify-write under the baseline's lock, the file read afresh: a bless of
+    # another suite running at the same time lands either before (and is kept) or after (and
+    # keeps ours). The scoring above stays outside the lock.
+    with locked(config.baseline.parent):
+        existing: Baseline | None = None
+        # A full bless of every suite keeps nothing of the old file: it may replace a damaged one.
+        if config.baseline.exists() and (new_only or suites is not None):
+            existing = read_baseline(config.baseline)
+        blessed: dict[str, SuiteBaseline] = {}
+        if existing is not None:
+            blessed.update(
+                (name, suite) for name, suite in existing.suites.items() if name in config.suites
+            )
+        for name in names:
+            fresh = suite_baseline(config, scored[name])
+            old = existing.suites.get(name) if existing is not None and new_only else None
+            blessed[name] = fresh if old is None else merge_new_only(old, fresh, scored[name], name)
+            if name in failed:
+                blessed[name] = blessed[name].model_copy(update={"forced": failed[name]})
+        baseline = Baseline(
+            goldgate_version=__version__,
+            suites={name: blessed[name] for name in config.suites if name in blessed},
+        )
+        write_baseline(config.baseline, baseline)
     return BlessOutcome(config.baseline, review, written=True, failed=failed)
 
 
@@ -386,6 +398,8 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
                         source=label,
                         digests=_digests(golden),
                     )
+                # the blessed scores must follow from the blessed statistics
+                verify_scores(blessed, metrics, signatures=signatures, suite=name, source=label)
             found.append(
                 SuiteCheck(name, len(golden), golden.content_hash, None, blessed is not None, note)
             )
@@ -480,10 +494,15 @@ def score_outputs(
     samples = _sample_count(name, ids, outputs)
     references = [list(record.references) for record in golden.records]
     pairs = list(metrics.items())
-    per_sample = [
-        score_corpus(pairs, [outputs[example_id][s] for example_id in ids], references)
-        for s in range(samples)
-    ]
+    per_sample = []
+    for s in range(samples):
+        try:
+            per_sample.append(
+                score_corpus(pairs, [outputs[example_id][s] for example_id in ids], references)
+            )
+        except MetricComputeError as exc:
+            sample = f", sample {s}" if samples > 1 else ""
+            raise exc.naming(f"suite {name!r}, id {ids[exc.index]!r}{sample}") from None
     scored_metrics = []
     for position, (spec, metric) in enumerate(pairs):
         width = len(metric.stat_names) or len(per_sample[0][position].stats[0])
@@ -536,6 +555,7 @@ def _gate_suite(
     change: GoldenChange | None = None
     if blessed is not None:
         signatures = {item.spec: item.signature for item in scored.scores.metrics}
+        whole = blessed  # as read, before a shared subset of it is taken
         if (
             blessed.golden_hash != scored.golden.content_hash
             and config.on_golden_change == "compare"
@@ -572,6 +592,14 @@ def _gate_suite(
                 source=baseline_label,
                 digests=_digests(scored.golden),
             )
+        # the blessed scores must follow from the blessed statistics
+        verify_scores(
+            whole,
+            {item.spec: item.metric for item in scored.scores.metrics},
+            signatures=signatures,
+            suite=name,
+            source=baseline_label,
+        )
         missing = [item.spec for item in scored.scores.metrics if item.spec not in blessed.metrics]
         if missing:
             hints.append(

@@ -429,11 +429,23 @@ def parse_config(
 
 
 def _find_config(base: Path) -> Path:
+    # The nearest directory, from here up to the filesystem's root, as pytest and ruff look.
+    for directory in (base, *base.resolve().parents):
+        found = _config_in(directory)
+        if found is not None:
+            return found
+    raise ConfigError(
+        f"{base}: no goldgate.yaml here or in a parent directory (nor a [tool.goldgate] table"
+        " in pyproject.toml); 'goldgate init' writes one"
+    )
+
+
+def _config_in(directory: Path) -> Path | None:
     for name in CONFIG_FILENAMES:
-        candidate = base / name
+        candidate = directory / name
         if candidate.is_file():
             return candidate
-    pyproject = base / PYPROJECT
+    pyproject = directory / PYPROJECT
     if pyproject.is_file():
         try:
             document = tomllib.loads(pyproject.read_text(encoding="utf-8"))
@@ -441,10 +453,7 @@ def _find_config(base: Path) -> Path:
             document = {}
         if isinstance(document.get("tool"), dict) and "goldgate" in document["tool"]:
             return pyproject
-    raise ConfigError(
-        f"{base}: no goldgate.yaml here (nor a [tool.goldgate] table in pyproject.toml); "
-        "'goldgate init' writes one"
-    )
+    return None
 
 
 # -- turning pydantic's errors into messages a user can act on ------------------------------

@@ -100,7 +100,8 @@ def run(
     """Score every suite, gate it against thresholds and the baseline, write the result.
 
     ``baseline_ref`` reads the baseline as it is at that git revision (in a pull request,
-    the merge base), so a change to the baseline file itself is not compared with itself.
+    the merge base), so a change to the baseline file itself is not compared with itself;
+    ``"working-tree"`` (or None) reads the file as it is on disk.
     With ``write_reports``, ``<report.dir>/result.json`` and the configured report formats
     are written. Unless ``history_source`` is None (or the configuration says
     ``history: off``), the run is appended to the history, labelled with that source; a
@@ -813,9 +814,13 @@ def write_result(result: RunResult, directory: Path, formats: Sequence[str]) -> 
         raise GoldgateError(f"{where}: cannot write the reports: {exc.strerror or exc}") from None
 
 
+#: the --baseline-ref value meaning "the baseline file as it is on disk" (the Action's spelling)
+WORKING_TREE = "working-tree"
+
+
 def _load_baseline(config: Config, ref: str | None) -> tuple[Baseline | None, str]:
     label = _relative(config.baseline, config.root)
-    if ref is not None:
+    if ref is not None and ref != WORKING_TREE:
         return read_baseline_at_ref(config.baseline, ref, config.root), f"{ref}:{label}"
     if not config.baseline.exists():
         return None, label

@@ -33,7 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--baseline-ref",
         metavar="REF",
         help="read the baseline as it is at this git revision (in a pull request: the merge"
-        " base), so a change to the baseline file is not compared with itself",
+        " base), so a change to the baseline file is not compared with itself; working-tree"
+        " (the default) reads the file on disk",
     )
     parser.add_argument(
         "--report-dir", type=Path, metavar="DIR", help="write reports here (default: report.dir)"

@@ -93,7 +93,7 @@ class Anchors:
         self, suite: str, metric: str, higher_is_better: bool
     ) -> tuple[str, SuiteBaseline] | str:
         try:
-            timeline = blessed_timeline(self.root, self.baseline_path)
+            timeline = blessed_timeline(self.root, self.baseline_path, limit=self.best_of)
         except GitFailed as exc:
             return f"no blessed history to anchor on (git: {exc})"
         recent = timeline[-self.best_of :]

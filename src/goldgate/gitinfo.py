@@ -80,13 +80,17 @@ class FileCommit:
     subject: str
 
 
-def file_log(root: Path, path: Path, *, ref: str = "HEAD") -> list[FileCommit]:
+def file_log(
+    root: Path, path: Path, *, ref: str = "HEAD", limit: int | None = None
+) -> list[FileCommit]:
     """The commits reachable from ``ref`` that changed ``path``, oldest first.
 
-    ``--follow`` is not used: a baseline that moved is a new timeline (its config changed).
+    ``limit`` keeps only the newest N. ``--follow`` is not used: a baseline that moved is a
+    new timeline (its config changed).
     """
     relative = repo_path(root, path)
-    out = git(root, "log", "--format=%H%x00%cI%x00%s%x1e", ref, "--", relative)
+    count = [f"--max-count={limit}"] if limit is not None else []
+    out = git(root, "log", *count, "--format=%H%x00%cI%x00%s%x1e", ref, "--", relative)
     commits = []
     for entry in out.split("\x1e"):
         entry = entry.strip("\n")

@@ -73,6 +73,10 @@ class MetricSummary(_Model):
     p_value: float | None = None
     components: dict[str, Any] = Field(default_factory=dict)
     baseline_components: dict[str, Any] = Field(default_factory=dict)
+    trend: list[float] = Field(
+        default_factory=list,
+        description="a gated metric's blessed score at its last blesses, oldest first (git)",
+    )
 
     @property
     def label(self) -> str:

@@ -138,6 +138,7 @@ def run(
             suite_result = failed_suite(config, name, str(exc))
         results.append(suite_result)
 
+    add_trends(config, results)
     if baseline is None:
         hints.insert(
             0,
@@ -885,6 +886,40 @@ def _anchors(config: Config, ref: str | None) -> Anchors | None:
     ):
         return None
     return Anchors(config.root, config.baseline, ref or config.anchor.ref, config.anchor.best_of)
+
+
+#: blesses shown in a gated metric's trend
+TREND_BLESSES = 5
+
+
+def add_trends(config: Config, results: Sequence[SuiteResult]) -> None:
+    """Give each gated metric its blessed scores at the last blesses (read from git).
+
+    Outside a git work tree, or before the baseline is committed, there is no trend.
+    """
+    from goldgate.gitinfo import GitFailed
+    from goldgate.history.query import blessed_trends
+    from goldgate.history.timeline import blessed_timeline
+
+    gated = {
+        id(summary)
+        for suite in results
+        for summary in suite.metrics
+        if suite.name in config.suites and summary.metric in config.suites[suite.name].gate
+    }
+    if not gated:
+        return
+    try:
+        # Twice the shown length: a bless of another suite does not move this metric's line.
+        timeline = blessed_timeline(config.root, config.baseline, limit=2 * TREND_BLESSES)
+    except GitFailed:
+        return
+    trends = blessed_trends(timeline)
+    for suite in results:
+        for summary in suite.metrics:
+            points = trends.get((suite.name, summary.metric))
+            if points and id(summary) in gated:
+                summary.trend = [point.score for point in points[-TREND_BLESSES:]]
 
 
 def select_suites(config: Config, suites: Sequence[str] | None) -> list[str]:

@@ -35,14 +35,17 @@ class Bless:
     scores: dict[tuple[str, str], BlessedScore] = field(default_factory=dict)
 
 
-def blessed_timeline(root: Path, baseline: Path, *, ref: str = "HEAD") -> list[Bless]:
+def blessed_timeline(
+    root: Path, baseline: Path, *, ref: str = "HEAD", limit: int | None = None
+) -> list[Bless]:
     """Every committed version of ``baseline`` reachable from ``ref``, oldest first.
 
-    Raises :class:`GitFailed` outside a git work tree. A version that is not a readable
+    ``limit`` reads only the newest N versions. Raises :class:`GitFailed` outside a git work
+    tree. A version that is not a readable
     baseline (a damaged commit) is kept with no scores, so the timeline still lines up with
     ``git log``.
     """
-    commits = file_log(root, baseline, ref=ref)
+    commits = file_log(root, baseline, ref=ref, limit=limit)
     if not commits:
         return []
     relative = repo_path(root, baseline)

@@ -282,8 +282,10 @@ def _delta(row: MetricRow) -> str:
 
 def _metric_line(row: MetricRow) -> str:
     status = f"{row.status_icon} {row.status_label}".strip()
+    trend = f"<br><sub>blessed: {row.trend}</sub>" if row.trend else ""
     return (
-        f"| {ident(row.metric, table=True)}{_lower_note(row)} | {row.baseline} | {row.current} "
+        f"| {ident(row.metric, table=True)}{_lower_note(row)}{trend} | {row.baseline}"
+        f" | {row.current} "
         f"| {_delta(row)} | {row.interval} | {status} |"
     )
 

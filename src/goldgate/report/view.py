@@ -156,6 +156,28 @@ class MetricRow:
     delta_value: float | None
     low: float | None
     high: float | None
+    #: the blessed trend of a gated metric, ``74.20 → 74.90 → 75.10`` ("" when none)
+    trend: str = ""
+    #: the same as SVG polyline points in a 60×16 box ("" when fewer than two)
+    spark: str = ""
+
+
+def trend_text(trend: Sequence[float]) -> str:
+    """Blessed scores, oldest first, as ``74.20 → 74.90 → 75.10``."""
+    return " \u2192 ".join(fmt_points(value) for value in trend)
+
+
+def sparkline(trend: Sequence[float], width: float = 60, height: float = 16) -> str:
+    """SVG polyline points of a trend in a ``width``×``height`` box; "" for fewer than two."""
+    if len(trend) < 2:
+        return ""
+    low, high = min(trend), max(trend)
+    span = (high - low) or 1.0
+    step = width / (len(trend) - 1)
+    return " ".join(
+        f"{i * step:.1f},{height - 1 - (value - low) / span * (height - 2):.1f}"
+        for i, value in enumerate(trend)
+    )
 
 
 @dataclass(frozen=True)
@@ -369,6 +391,8 @@ def metric_row(summary: MetricSummary, checks: Iterable[CheckResult] = ()) -> Me
         delta_value=None if summary.delta is None else round_points(summary.delta),
         low=None if iv is None else round_points(iv.low),
         high=None if iv is None else round_points(iv.high),
+        trend=trend_text(summary.trend),
+        spark=sparkline(summary.trend),
     )
 
 

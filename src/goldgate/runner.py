@@ -15,7 +15,7 @@ are averaged the same way, and components are computed from statistics pooled ov
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ from goldgate.gate import (
     evaluate_suite,
 )
 from goldgate.goldens import GoldenSet, load_goldens
+from goldgate.metrics.batch import BatchMetric, MetricContext
 from goldgate.metrics.engine import score_corpus
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
@@ -67,6 +68,8 @@ class ScoredSuite:
     golden: GoldenSet
     outputs: dict[str, list[str]]
     scores: SuiteScores
+    #: metric spec → a note per example (a judge's rationale on the first sample's output)
+    notes: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
 
     @property
     def samples(self) -> int:
@@ -199,7 +202,7 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
     for name, suite in config.suites.items():
         try:
             golden = load_goldens(suite.goldens, name)
-            metrics = suite.create_metrics()
+            metrics = create_suite_metrics(config, name)
             counts = [len(record.references) for record in golden.records]
             signatures = {spec: str(metric.signature(counts)) for spec, metric in metrics.items()}
             blessed = baseline.suites.get(name) if baseline is not None else None
@@ -238,7 +241,24 @@ def score_suite(
         cache_dir=config.cache_dir,
         progress=progress,
     )
-    return score_outputs(name, golden, outputs, suite.create_metrics())
+    return score_outputs(
+        name, golden, outputs, create_suite_metrics(config, name), context=metric_context(config)
+    )
+
+
+def metric_context(config: Config) -> MetricContext:
+    """Where metrics with state (models, judges) resolve paths and keep their caches."""
+    return MetricContext(root=config.root, cache_dir=config.cache_dir)
+
+
+def create_suite_metrics(config: Config, name: str) -> dict[str, Any]:
+    """A suite's metrics, those with state bound to the configuration's context."""
+    metrics = config.suites[name].create_metrics()
+    context = metric_context(config)
+    for metric in metrics.values():
+        if isinstance(metric, BatchMetric):
+            metric.bind(context)
+    return metrics
 
 
 def score_outputs(
@@ -246,14 +266,25 @@ def score_outputs(
     golden: GoldenSet,
     outputs: dict[str, list[str]],
     metrics: dict[str, Any],
+    *,
+    context: MetricContext | None = None,
 ) -> ScoredSuite:
     """Score given outputs (id → one output per sample) of a golden set with ``metrics``."""
     ids = [record.id for record in golden.records]
     samples = _sample_count(name, ids, outputs)
     references = [list(record.references) for record in golden.records]
+    inputs = [record.input for record in golden.records]
     pairs = list(metrics.items())
     per_sample = [
-        score_corpus(pairs, [outputs[example_id][s] for example_id in ids], references)
+        score_corpus(
+            pairs,
+            [outputs[example_id][s] for example_id in ids],
+            references,
+            inputs=inputs,
+            ids=ids,
+            sample=s,
+            context=context,
+        )
         for s in range(samples)
     ]
     scored_metrics = []
@@ -264,6 +295,7 @@ def score_outputs(
         ).reshape(samples, len(ids), width)
         signature = str(per_sample[0][position].signature)
         scored_metrics.append(MetricScores(spec, metric, signature, stats))
+    notes = {result.spec: result.notes for result in per_sample[0] if result.notes is not None}
     return ScoredSuite(
         golden=golden,
         outputs=outputs,
@@ -273,6 +305,7 @@ def score_outputs(
             tags=tuple(record.tags for record in golden.records),
             metrics=tuple(scored_metrics),
         ),
+        notes=notes,
     )
 
 

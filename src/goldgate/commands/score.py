@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from goldgate.errors import UsageError
+from goldgate.metrics.batch import MetricContext
 from goldgate.metrics.engine import MetricResult, score_corpus
 from goldgate.metrics.registry import metric_from_spec
 from goldgate.scoring_io import ScoringData, read_jsonl, read_text_files
@@ -19,6 +20,7 @@ HELP = "Score candidates against references with any metrics (no gate, no baseli
 EPILOG = """\
 input, one of:
   DATA.jsonl                    rows {"candidate": "...", "references": ["...", ...]}
+                                (and "input", which llm_judge may show its judge)
   --hyps HYP.txt --refs REF.txt one candidate per line; each --refs file gives one
                                 reference per line (repeat --refs for several)
 
@@ -56,6 +58,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also give every example's sentence-level score, in input order",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=Path(".goldgate"),
+        metavar="DIR",
+        help="where embedding_similarity and llm_judge keep their caches (default .goldgate)",
+    )
 
 
 def _read(args: argparse.Namespace) -> ScoringData:
@@ -129,7 +138,13 @@ def run(args: argparse.Namespace) -> int:
     gc.disable()
     try:
         data = _read(args)
-        results = score_corpus(metrics, data.candidates, data.references)
+        results = score_corpus(
+            metrics,
+            data.candidates,
+            data.references,
+            inputs=data.inputs,
+            context=MetricContext(root=Path.cwd(), cache_dir=args.cache_dir),
+        )
     finally:
         gc.enable()
     if args.json:

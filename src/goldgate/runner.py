@@ -414,6 +414,9 @@ def _examples(
                 flipped_to_wrong=[spec for spec, ids in to_wrong.items() if record.id in ids],
                 flipped_to_right=[spec for spec, ids in to_right.items() if record.id in ids],
                 new=blessed is not None and old is None,
+                notes={
+                    spec: notes[index] or "" for spec, notes in scored.notes.items() if notes[index]
+                },
             )
         )
     return examples

@@ -28,6 +28,7 @@ _BUILTINS: dict[str, str] = {
     "token_f1": "goldgate.metrics.exact:TokenF1",
     "length_ratio": "goldgate.metrics.length:LengthRatio",
     "embedding_similarity": "goldgate.metrics.embedding:EmbeddingSimilarity",
+    "llm_judge": "goldgate.metrics.judge:LLMJudge",
 }
 
 

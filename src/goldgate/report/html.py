@@ -259,8 +259,12 @@ def example_data(result: RunResult) -> dict[str, Any]:
         flags = (1 if row.regressed else 0) | (2 if row.improved else 0) | (4 if row.new else 0)
         if row.baseline_output is None:
             flags |= 8
+        entry: dict[str, Any] = {}
+        if row.notes:
+            entry["n"] = [list(note) for note in row.notes]
         rows.append(
             {
+                **entry,
                 "s": suite_index[row.suite],
                 "i": row.id,
                 "l": row.line,

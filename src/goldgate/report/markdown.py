@@ -158,6 +158,7 @@ def _suite_section(suite: SuiteView, ci: str) -> list[str]:
         )
         + (f" \u00b7 {suite.n_new:,} new" if suite.n_new else ""),
         "",
+        *(line for tally in suite.tallies for line in (escape(tally), "")),
     ]
     if suite.error:
         text, cut = clip(suite.error, MAX_ERROR_CHARS)
@@ -274,6 +275,8 @@ def _example_block(row: ExampleRow) -> str:
         lines += ["**Current output** (word diff)", "", _pre(_diff_html(row.diff))]
     else:
         lines += ["**Current output** (not in the baseline)", "", _pre(escape_clipped(row.output))]
+    for metric, note in row.notes:
+        lines += [f"**{escape(metric)}**: {escape(clip(note, MAX_TEXT_CHARS)[0])}", ""]
     lines += ["</details>", "", ""]
     return "\n".join(lines)
 

@@ -201,6 +201,8 @@ class ExampleRow:
     regressed: bool
     improved: bool
     new: bool
+    #: (metric, note) pairs: an LLM judge's rationale for this example
+    notes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -223,6 +225,8 @@ class SuiteView:
     n_regressed: int
     n_improved: int
     n_new: int
+    #: what judging cost, one line per LLM-judge metric
+    tallies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -413,7 +417,24 @@ def _suite_view(suite: SuiteResult) -> SuiteView:
         n_regressed=n_regressed,
         n_improved=n_improved,
         n_new=sum(ex.new for ex in suite.examples),
+        tallies=tuple(line for m in suite.metrics if (line := judge_tally(m))),
     )
+
+
+def judge_tally(summary: MetricSummary) -> str | None:
+    """'llm_judge: 12 judgments, 1,440 + 360 tokens, $0.0014' from a judge's components."""
+    c = summary.components
+    if not {"judgments", "prompt_tokens", "completion_tokens", "cost_usd"} <= set(c):
+        return None
+    text = (
+        f"{summary.metric}: {c['judgments']:,} judgments, {c['prompt_tokens']:,} prompt +"
+        f" {c['completion_tokens']:,} completion tokens"
+    )
+    if c["cost_usd"]:
+        text += f", ${c['cost_usd']:,.4f}"
+    if c.get("judge_spread"):
+        text += f", judge spread {c['judge_spread']:.2f} points"
+    return text
 
 
 def ranking_metrics(suite: SuiteResult) -> tuple[str, ...]:
@@ -499,6 +520,7 @@ def example_row(suite: SuiteResult, ex: ExampleResult) -> ExampleRow:
         regressed=bool(ex.flipped_to_wrong) or any(d < 0 for d in deltas),
         improved=bool(ex.flipped_to_right) or any(d > 0 for d in deltas),
         new=ex.new,
+        notes=tuple(sorted(ex.notes.items())),
     )
 
 

@@ -394,6 +394,7 @@ def test_schema_describes_every_key() -> None:
         "baseline",
         "report",
         "cache_dir",
+        "history",
     }
     assert schema["required"] == ["version", "suites"]
     defs = schema["$defs"]

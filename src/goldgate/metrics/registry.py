@@ -64,6 +64,8 @@ class FunctionMetric(Metric[MetricOptions]):
         super().__init__(options)
         self.name = name  # type: ignore[misc]
         self.function = function
+        # An error rate written as a function says so with `function.higher_is_better = False`.
+        self.higher_is_better = bool(getattr(function, "higher_is_better", True))  # type: ignore[misc]
 
     def preprocess_key(self) -> Any:
         return ("raw",)

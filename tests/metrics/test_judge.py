@@ -285,7 +285,7 @@ def test_gate_end_to_end_with_rationale_in_the_report(
         assert metric["components"]["prompt_tokens"] == 12 * PROMPT_TOKENS
         markdown = (report / "report.md").read_text()
         assert f"12 judgments, {12 * PROMPT_TOKENS:,} prompt +" in markdown
-        assert "**llm&#95;judge**: wrong city" in markdown
+        assert "**llm_judge**: wrong city" in markdown
         html = (report / "report.html").read_text()
         assert "wrong city" in html and "llm_judge: 12 judgments" in html
         # A judge that cannot be read is an error (exit 2) naming the id, not a regression.

@@ -16,8 +16,8 @@ from goldgate.report.markdown import ident
 from goldgate.result import CheckStatus, RunResult, Verdict
 from goldgate.runner import bless, run
 
-# A lower-is-better metric: the test-only error rate (binary, so flips count too).
-METRICS = {"error": "tests.gate_metrics:ErrorRate"}
+# Lower-is-better metrics: TER, and the test-only error rate (binary, so flips count too).
+METRICS = {"ter": "ter", "error": "tests.gate_metrics:ErrorRate"}
 
 CONFIG = """\
 version: 1

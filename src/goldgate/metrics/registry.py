@@ -30,6 +30,8 @@ _BUILTINS: dict[str, str] = {
     "length_ratio": "goldgate.metrics.length:LengthRatio",
     "embedding_similarity": "goldgate.metrics.embedding:EmbeddingSimilarity",
     "llm_judge": "goldgate.metrics.judge:LLMJudge",
+    "ter": "goldgate.metrics.ter:TER",
+    "meteor": "goldgate.metrics.meteor:METEOR",
 }
 
 

@@ -52,6 +52,7 @@ from goldgate.errors import (
     where_raised,
 )
 from goldgate.goldens import GoldenRecord, GoldenSet, read_utf8
+from goldgate.inputs import loads_json
 from goldgate.progress import NullProgress, ProgressReporter
 
 STDERR_TAIL_LINES = 15
@@ -160,10 +161,11 @@ def read_predictions(path: Path, golden: GoldenSet, *, samples: int = 1) -> dict
         if not line.strip():
             continue
         where = f"{path}:{number}"
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}:{exc.colno}: malformed JSON: {exc.msg}") from None
+        item = loads_json(
+            line,
+            where,
+            InputError,
+        )
         if not isinstance(item, dict):
             raise InputError(f"{where}: expected an object with 'id' and 'output'")
         record_id = _text_id(item.get("id"))
@@ -393,7 +395,7 @@ class _CommandSession:
             return
         try:
             item = json.loads(text)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, too deep, or a number int() refuses
             item = None
         record_id = _text_id(item.get("id")) if isinstance(item, dict) else None
         if not isinstance(item, dict) or record_id is None or "output" not in item:

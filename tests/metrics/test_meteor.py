@@ -270,11 +270,22 @@ def test_without_wordnet_the_error_says_how_to_get_it(
     wordnet_module.load_wordnet.cache_clear()
     try:
         with pytest.raises(MetricError, match=r"nltk\.downloader wordnet") as caught:
-            score_corpus([("meteor", create_metric("meteor"))], ["a"], [["a"]])
+            create_metric("meteor")
         assert "apt-get install wordnet-base" in str(caught.value)
         assert "GOLDGATE_WORDNET" in str(caught.value)
         with pytest.raises(MetricError, match=f"no WordNet dictionary files in {tmp_path}"):
             wordnet_module.load_wordnet(str(tmp_path))
+        # In a configuration the error points at the metric's line.
+        from goldgate.config import load_config
+        from goldgate.errors import ConfigError
+
+        (tmp_path / "g.jsonl").write_text('{"id": "a", "input": "x", "reference": "y"}\n')
+        (tmp_path / "goldgate.yaml").write_text(
+            "version: 1\nsystem: {predictions: p.jsonl}\nsuites:\n  s:\n    goldens: g.jsonl\n"
+            "    metrics:\n      meteor: {}\n"
+        )
+        with pytest.raises(ConfigError, match=r"goldgate\.yaml:7.*meteor.*nltk\.downloader"):
+            load_config(tmp_path / "goldgate.yaml")
     finally:
         wordnet_module.load_wordnet.cache_clear()
 
@@ -336,3 +347,62 @@ def _load(filename: str, size: int, seed: int = 7) -> Corpus:
 )
 def test_real_data_samples(filename: str, size: int, options: dict[str, Any]) -> None:
     assert_equal_to_nltk(options, _load(filename, size))
+
+
+def test_meteor_and_ter_in_a_gated_suite_with_slices_and_the_bootstrap(tmp_path: Path) -> None:
+    """Both metrics through the config, the gate (slices, bootstrap), the result and its schema."""
+    from goldgate.config import config_json_schema, load_config
+    from goldgate.runner import bless, run
+
+    rows = [
+        {"id": f"s{i}", "input": str(i), "reference": f"the cats sat on mat number {i}"}
+        | {"tags": ["even" if i % 2 == 0 else "odd"]}
+        for i in range(12)
+    ]
+    (tmp_path / "goldens").mkdir()
+    (tmp_path / "goldens" / "mt.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def outputs(words: str) -> None:
+        (tmp_path / "preds").mkdir(exist_ok=True)
+        lines = [json.dumps({"id": f"s{i}", "output": words.format(i=i)}) + "\n" for i in range(12)]
+        (tmp_path / "preds" / "mt.jsonl").write_text("".join(lines))
+
+    (tmp_path / "goldgate.yaml").write_text(
+        "version: 1\nsystem:\n  predictions: 'preds/{suite}.jsonl'\nsuites:\n  mt:\n"
+        "    goldens: goldens/mt.jsonl\n"
+        f"    metrics: {{meteor: {{wordnet: {WORDNET!r}}}, ter: {{}}}}\n"
+        "    gate: {meteor: {max_drop: 1.0, slices: true}, ter: {max_drop: 1.0}}\n"
+        "significance: {resamples: 200, seed: 0}\nreport: {dir: out, formats: [json]}\n"
+    )
+    outputs("the cat sits on the mat number {i}")
+    bless(load_config(tmp_path / "goldgate.yaml"))
+    outputs("a dog {i}")
+    result = run(load_config(tmp_path / "goldgate.yaml"))
+    assert result.exit_code == 1
+    suite = result.suites[0]
+    by_metric = {m.metric: m for m in suite.metrics}
+    assert by_metric["meteor"].delta is not None and by_metric["meteor"].delta < 0
+    assert by_metric["ter"].delta is not None and by_metric["ter"].delta > 0
+    assert {s.tag for s in suite.slices} == {"even", "odd"}
+    failed = {(c.metric, c.slice) for c in result.checks() if c.status.value == "fail"}
+    assert {("meteor", None), ("meteor", "even"), ("meteor", "odd"), ("ter", None)} <= failed
+    assert "wn:3.0" in by_metric["meteor"].signature
+    metrics_schema = config_json_schema()["$defs"]["SuiteConfig"]["properties"]["metrics"]
+    assert {"meteor", "ter"} <= set(metrics_schema["properties"])
+
+
+def _synonyms_in_child(word: str) -> list[str]:
+    return sorted(wordnet_module.load_wordnet(WORDNET).synonyms(word))
+
+
+def test_lookups_are_the_same_in_processes_forked_after_loading() -> None:
+    # NLTK's reader shares file positions with forked workers and reads wrong lines there;
+    # goldgate's reads an in-memory copy by offset.
+    import multiprocessing
+
+    words = ["bought", "geese", "running", "better", "leaves", "commands", "happy", "axes"]
+    parent = wordnet_module.load_wordnet(WORDNET)
+    parent.synonyms("dog")  # loaded and used before the fork
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        children = pool.map(_synonyms_in_child, words)
+    assert children == [sorted(parent.synonyms(word)) for word in words]

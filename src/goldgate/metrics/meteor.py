@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Literal
 from goldgate.metrics.base import Metric, MetricOptions, Stats, option
 from goldgate.metrics.nltk_tokenize import nltk_word_tokenize
 from goldgate.metrics.porter import PorterStemmer
-from goldgate.metrics.wordnet import WordNet, load_wordnet
+from goldgate.metrics.wordnet import WordNet, load_wordnet, locate_wordnet
 
 Tokenize = Literal["nltk", "whitespace"]
 _TOKENIZERS: dict[str, Callable[[str], list[str]]] = {
@@ -159,10 +159,13 @@ class METEOR(Metric[METEOROptions]):
         self._stemmer = PorterStemmer()
         self._stems: dict[str, str] = {}
         self._wordnet: WordNet | None = None
+        # Found now (not read: that waits for the first example), so that a configuration
+        # naming METEOR on a machine without WordNet is an error at its line, before any run.
+        locate_wordnet(options.wordnet)
 
     @property
     def wordnet(self) -> WordNet:
-        """WordNet, loaded on first use (so that a configuration is checked without it)."""
+        """WordNet, read on first use."""
         if self._wordnet is None:
             self._wordnet = load_wordnet(self.options.wordnet)
         return self._wordnet

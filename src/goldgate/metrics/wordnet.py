@@ -226,19 +226,38 @@ def _read_zip(path: Path) -> dict[str, bytes] | None:
         return {name: archive.read(members[name]) for name in wanted if name in members}
 
 
-@lru_cache(maxsize=8)
-def load_wordnet(option: str | None = None) -> WordNet:
-    """The first WordNet found (see the module docstring); ``MetricError`` saying how to get
-    one when there is none."""
+def _has_files(place: Path) -> bool:
+    if place.suffix == ".zip":
+        try:
+            with zipfile.ZipFile(place) as archive:
+                names = {Path(member).name for member in archive.namelist()}
+        except (OSError, zipfile.BadZipFile):
+            return False
+        return all(name in names for name in _REQUIRED)
+    return all((place / name).is_file() for name in _REQUIRED)
+
+
+def locate_wordnet(option: str | None = None) -> Path:
+    """Where the first WordNet is (see the module docstring), without reading it;
+    ``MetricError`` saying how to get one when there is none."""
     places = candidate_locations(option)
     for place in places:
-        try:
-            files = _read_zip(place) if place.suffix == ".zip" else _read_directory(place)
-        except OSError as exc:
-            raise MetricError(f"cannot read WordNet in {place}: {exc.strerror}") from None
-        if files is not None:
-            return WordNet(files, str(place))
+        if _has_files(place):
+            return place
     if option:
         raise MetricError(f"no WordNet dictionary files in {option}. {HOW_TO_GET}")
     looked = ", ".join(str(p) for p in places[:4]) + ", ..."
     raise MetricError(f"{HOW_TO_GET}. Looked in {looked}")
+
+
+@lru_cache(maxsize=8)
+def load_wordnet(option: str | None = None) -> WordNet:
+    """The first WordNet found, read (``locate_wordnet`` says where, or why not)."""
+    place = locate_wordnet(option)
+    try:
+        files = _read_zip(place) if place.suffix == ".zip" else _read_directory(place)
+    except OSError as exc:
+        raise MetricError(f"cannot read WordNet in {place}: {exc.strerror}") from None
+    if files is None:
+        raise MetricError(f"no WordNet dictionary files in {place}. {HOW_TO_GET}")
+    return WordNet(files, str(place))

@@ -167,13 +167,13 @@ def publish_to_github(
     import os
 
     from goldgate import console
-    from goldgate.github import CommentOutcome, GitHubEnvironment, publish
-    from goldgate.report import render
+    from goldgate.github import CommentOutcome, GitHubEnvironment, publish, report_url
+    from goldgate.report.markdown import render_markdown
 
     env = GitHubEnvironment.from_environ(os.environ)
     outcome = publish(
         result,
-        render(result, "md"),
+        render_markdown(result, report_url=report_url(os.environ)),
         env,
         report_dir=report_dir,
         comment=comment,

@@ -359,11 +359,13 @@ def score_outputs(
 def _check_plugin_scores(
     name: str, spec: str, metric: Any, stats: FloatArray, ids: Sequence[str]
 ) -> None:
-    """A plugin's ``score_stats``/``example_score`` run once here, where a mistake can be named:
-    an exception or a NaN later, in the gate or a report, would read as goldgate's own crash."""
+    """A plugin's ``score_stats``, ``components`` and ``example_score`` run once here, where a
+    mistake can be named: an exception or a NaN later, in the gate or a report, would read as
+    goldgate's own crash."""
     where = f"suite {name!r}, metric {spec!r}"
     try:
         score = sample_score(metric, stats)
+        metric.components(stats.sum(axis=(0, 1)).tolist())  # the reports and the baseline call it
         worst = next(
             (
                 (ids[i], value)

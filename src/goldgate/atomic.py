@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any
 
 from goldgate.errors import GoldgateError
 
@@ -105,6 +106,15 @@ def write_text_atomic(path: Path, text: str, *, newline: str | None = "") -> Non
     The file gets the permissions a plain ``open`` would give it (mkstemp's are 0600). The
     directory's lock is held throughout, and stale temporaries of ``path`` are removed first.
     """
+    _write_atomic(path, text, newline)
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """:func:`write_text_atomic` for bytes."""
+    _write_atomic(path, data, None)
+
+
+def _write_atomic(path: Path, content: str | bytes, newline: str | None) -> None:
     directory = path.parent
     with locked(directory):
         remove_stale_temporaries(path)
@@ -112,8 +122,14 @@ def write_text_atomic(path: Path, text: str, *, newline: str | None = "") -> Non
             dir=directory, prefix=f".{path.name}.", suffix=".tmp"
         )
         try:
-            with os.fdopen(descriptor, "w", encoding="utf-8", newline=newline) as stream:
-                stream.write(text)
+            stream: IO[Any]
+            if isinstance(content, bytes):
+                stream = os.fdopen(descriptor, "wb")
+            else:
+                stream = os.fdopen(descriptor, "w", encoding="utf-8", newline=newline)
+            with stream:
+                written: Any = content  # the mode above matches the content's type
+                stream.write(written)
                 stream.flush()
                 os.fchmod(stream.fileno(), 0o666 & ~_umask())
                 os.fsync(stream.fileno())

@@ -91,7 +91,9 @@ class CheckResult(_Model):
 
     suite: str
     metric: str
-    rule: str = Field(description="min | max_drop | max_drop_rel | max_flips")
+    rule: str = Field(
+        description="min | max | max_drop | max_drop_rel | max_flips | max_drift | max_drift_rel"
+    )
     threshold: float
     status: CheckStatus
     message: str

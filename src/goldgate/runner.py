@@ -39,6 +39,7 @@ from goldgate.baseline import (
     write_baseline,
 )
 from goldgate.config import Config
+from goldgate.drift import Anchors, drift_checks
 from goldgate.errors import (
     BaselineError,
     GoldgateError,
@@ -105,6 +106,7 @@ def run(
     suites: Sequence[str] | None = None,
     report_formats: Sequence[str] | None = None,
     history_source: str | None = "run",
+    anchor_ref: str | None = None,
 ) -> RunResult:
     """Score every suite, gate it against thresholds and the baseline, write the result.
 
@@ -115,9 +117,11 @@ def run(
     are written. Unless ``history_source`` is None (or the configuration says
     ``history: off``), the run is appended to the history, labelled with that source; a
     history that cannot be written is a hint in the result, never a failure.
+    ``anchor_ref`` overrides the configured anchor of the ``max_drift`` rules.
     """
-    names = _select(config, suites)
+    names = select_suites(config, suites)
     baseline, baseline_label = _load_baseline(config, baseline_ref)
+    anchors = _anchors(config, anchor_ref)
     results: list[SuiteResult] = []
     hints: list[str] = []
     errors: list[str] = []
@@ -126,7 +130,7 @@ def run(
             scored = score_suite(config, name, progress=progress)
             suite_baseline = baseline.suites.get(name) if baseline is not None else None
             suite_result, suite_hints = _gate_suite(
-                config, name, scored, suite_baseline, baseline_label, baseline is not None
+                config, name, scored, suite_baseline, baseline_label, baseline is not None, anchors
             )
             hints += suite_hints
         except GoldgateError as exc:
@@ -237,7 +241,7 @@ def bless_reviewed(
     identity (code fingerprint included) and metric signatures match: a paid model is not
     called twice for the same outputs.
     """
-    names = _select(config, suites)
+    names = select_suites(config, suites)
     label = _relative(config.baseline, config.root)
     current: Baseline | None = None
     if config.baseline.exists():
@@ -592,6 +596,7 @@ def _gate_suite(
     blessed: SuiteBaseline | None,
     baseline_label: str,
     baseline_found: bool,
+    anchors: Anchors | None = None,
 ) -> tuple[SuiteResult, list[str]]:
     suite = config.suites[name]
     hints: list[str] = []
@@ -662,6 +667,10 @@ def _gate_suite(
         if removed is not None:
             evaluation.checks.append(removed)
             evaluation.verdict = verdict_of(evaluation.checks)
+    if anchors is not None:
+        drift = drift_checks(scored.scores, suite.gate, anchors, config.significance)
+        evaluation.checks.extend(drift)
+        evaluation.verdict = verdict_of(evaluation.checks)
     if evaluation.verdict is Verdict.IMPROVED:
         risen = [
             f"{check.metric} {check.delta:+.2f}"
@@ -869,7 +878,19 @@ def _load_baseline(config: Config, ref: str | None) -> tuple[Baseline | None, st
     return read_baseline(config.baseline), label
 
 
-def _select(config: Config, suites: Sequence[str] | None) -> list[str]:
+def _anchors(config: Config, ref: str | None) -> Anchors | None:
+    """The anchors of the drift rules, when any suite has one."""
+    if not any(
+        rule.max_drift is not None or rule.max_drift_rel is not None
+        for suite in config.suites.values()
+        for rule in suite.gate.values()
+    ):
+        return None
+    return Anchors(config.root, config.baseline, ref or config.anchor.ref, config.anchor.best_of)
+
+
+def select_suites(config: Config, suites: Sequence[str] | None) -> list[str]:
+    """The names of the chosen suites (all when None), in configuration order."""
     if suites is None:
         return list(config.suites)
     from goldgate.errors import did_you_mean

@@ -278,9 +278,12 @@ def test_gate_end_to_end_with_rationale_in_the_report(
         assert len(server.requests) == 18
         report = tmp_path / "goldgate-report"
         result = json.loads((report / "result.json").read_text())
-        regressed = next(ex for ex in result["suites"][0]["examples"] if ex["id"] == "q1")
-        assert regressed["notes"] == {"llm_judge": "wrong city"}
-        assert regressed["scores"]["llm_judge"] == 0.0
+        from goldgate.result import RunResult
+
+        loaded = RunResult.from_json_file(report / "result.json")
+        regressed = next(ex for ex in loaded.suites[0].examples if ex.id == "q1")
+        assert regressed.notes == {"llm_judge": "wrong city"}
+        assert regressed.scores["llm_judge"] == 0.0
         metric = result["suites"][0]["metrics"][0]
         assert metric["components"]["prompt_tokens"] == 12 * PROMPT_TOKENS
         markdown = (report / "report.md").read_text()
@@ -298,5 +301,10 @@ def test_gate_end_to_end_with_rationale_in_the_report(
     assert result["verdict"] == "error"
     for path in [*report.iterdir(), *(tmp_path / ".goldgate").rglob("*")]:
         if path.is_file():
-            assert KEY not in path.read_text(encoding="utf-8", errors="replace"), path
+            data = path.read_bytes()
+            if path.suffix == ".gz":
+                import gzip
+
+                data = gzip.decompress(data)
+            assert KEY.encode() not in data, path
     assert KEY not in out + err

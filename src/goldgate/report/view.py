@@ -786,7 +786,7 @@ def example_row(
         regressed=bool(ex.flipped_to_wrong) or any(g < 0 for g in gains),
         improved=bool(ex.flipped_to_right) or any(g > 0 for g in gains),
         new=ex.new,
-        notes=tuple(sorted(ex.notes.items())),
+        notes=tuple(sorted((getattr(ex, "notes", None) or {}).items())),
     )
 
 

@@ -397,6 +397,7 @@ def test_schema_describes_every_key() -> None:
         "report",
         "cache_dir",
         "history",
+        "anchor",
     }
     assert schema["required"] == ["version", "suites"]
     defs = schema["$defs"]

@@ -65,6 +65,11 @@ class SuiteBaseline(_Model):
     samples: int = Field(ge=1)
     metrics: dict[str, BaselineMetric]
     examples: dict[str, BaselineExample]
+    forced: list[str] | None = Field(
+        default=None,
+        description="gate checks that failed when this suite was blessed with"
+        " --allow-regression (absent when none did)",
+    )
 
     def stats_array(self, spec: str, ids: Sequence[str]) -> FloatArray:
         """The statistics of ``spec`` for ``ids`` as a ``(samples, n, k)`` float64 array."""
@@ -219,7 +224,11 @@ def read_baseline_at_ref(path: Path, ref: str, root: Path) -> Baseline | None:
 
 def dumps_baseline(baseline: Baseline) -> str:
     """The file's text: sorted keys, indented objects, one-line lists of scalars."""
-    return _dump(baseline.model_dump(mode="json"), 0) + "\n"
+    data = baseline.model_dump(mode="json")
+    for suite in data["suites"].values():
+        if suite.get("forced") is None:  # only a forced bless shows up in the file's diff
+            suite.pop("forced", None)
+    return _dump(data, 0) + "\n"
 
 
 def _dump(value: Any, level: int) -> str:

@@ -79,6 +79,11 @@ class SystemConfig(_Model):
     timeout_s: float = Field(default=60.0, gt=0, le=7 * 24 * 3600)
     samples: int = Field(default=1, ge=1, le=1000, description="outputs per input")
     env: dict[str, str] = Field(default_factory=dict, description="extra environment (command)")
+    cache_key: str | None = Field(
+        default=None,
+        description="part of the cache's identity for what lives outside the repository (a"
+        " model version, an endpoint): change it and no cached output is reused",
+    )
     cache: Literal["resume", "reuse", "off"] = Field(
         default="resume",
         description="resume: reuse outputs of an interrupted run only; reuse: reuse outputs "
@@ -143,11 +148,25 @@ class GateRule(_Model):
     max_flips: int | None = Field(
         default=None, ge=0, description="examples allowed to go from correct to wrong"
     )
+    max_drift: float | None = Field(
+        default=None, ge=0, description="allowed drop below the anchor (see `anchor`), in points"
+    )
+    max_drift_rel: float | None = Field(
+        default=None, ge=0, le=1, description="allowed drop as a fraction of the anchor"
+    )
     slices: bool = Field(default=False, description="apply the same rule to every tag slice")
 
     @model_validator(mode="after")
     def _some_check(self) -> GateRule:
-        checks = ("min", "max", "max_drop", "max_drop_rel", "max_flips")
+        checks = (
+            "min",
+            "max",
+            "max_drop",
+            "max_drop_rel",
+            "max_flips",
+            "max_drift",
+            "max_drift_rel",
+        )
         if all(getattr(self, name) is None for name in checks):
             raise _KeyedError(f"a gate rule needs at least one of {', '.join(checks)}")
         if self.min is not None and self.max is not None and self.min > self.max:
@@ -225,6 +244,20 @@ class ReportConfig(_Model):
     formats: list[ReportFormat] = Field(default_factory=lambda: list(ALL_REPORT_FORMATS))
 
 
+class AnchorConfig(_Model):
+    """What ``max_drift`` measures from: a git revision, or the best of the last N blesses."""
+
+    ref: str | None = Field(
+        default=None, description="a git revision (a release tag) whose baseline is the anchor"
+    )
+    best_of: int = Field(
+        default=10,
+        ge=1,
+        le=10_000,
+        description="without ref: the best score of the last N blesses (the baseline's commits)",
+    )
+
+
 class HistoryConfig(_Model):
     """The run history: an SQLite file every run appends to (``history: off`` for none)."""
 
@@ -273,6 +306,9 @@ class Config(_Model):
     cache_dir: Path = Path(".goldgate")
     history: HistoryConfig | None = Field(
         default_factory=HistoryConfig, description="the run history; off (or false) for none"
+    )
+    anchor: AnchorConfig = Field(
+        default_factory=AnchorConfig, description="the anchor of the max_drift rules"
     )
     root: Path = Field(default_factory=Path.cwd, description="not read from the file")
     source: Path | None = Field(default=None, description="not read from the file")
@@ -332,6 +368,18 @@ class Config(_Model):
                 "report": config.report.model_copy(update={"dir": resolve(config.report.dir)}),
             }
         )
+
+    def without_cache(self) -> Config:
+        """This configuration with every system's cache off (``--no-cache``)."""
+        off = {"cache": "off"}
+        suites = {
+            name: suite.model_copy(update={"system": suite.system.model_copy(update=off)})
+            if suite.system is not None
+            else suite
+            for name, suite in self.suites.items()
+        }
+        system = self.system.model_copy(update=off) if self.system is not None else None
+        return self.model_copy(update={"system": system, "suites": suites})
 
     def system_for(self, suite: str) -> SystemConfig:
         """The system that produces outputs for ``suite``: its own, else the top-level one."""
@@ -429,21 +477,30 @@ def _tool_table(document: dict[str, Any], path: Path) -> dict[str, Any]:
 
 
 def _find_config(base: Path) -> Path:
+    # The nearest directory, from here up to the filesystem's root, as pytest and ruff look.
+    for directory in (base, *base.resolve().parents):
+        found = _config_in(directory)
+        if found is not None:
+            return found
+    raise ConfigError(
+        f"{base}: no goldgate.yaml here or in a parent directory (nor a [tool.goldgate] table"
+        " in pyproject.toml); 'goldgate init' writes one"
+    )
+
+
+def _config_in(directory: Path) -> Path | None:
     for name in CONFIG_FILENAMES:
-        candidate = base / name
+        candidate = directory / name
         if candidate.exists():
             return candidate
-    pyproject = base / PYPROJECT
+    pyproject = directory / PYPROJECT
     if pyproject.exists():
         # A pyproject.toml that cannot be read is reported as such: it may well hold the
         # [tool.goldgate] table the user means.
         tool = _tool_table(_parse_toml(_read_config_text(pyproject), pyproject), pyproject)
         if "goldgate" in tool:
             return pyproject
-    raise ConfigError(
-        f"{base}: no goldgate.yaml here (nor a [tool.goldgate] table in pyproject.toml); "
-        "'goldgate init' writes one"
-    )
+    return None
 
 
 # -- turning pydantic's errors into messages a user can act on ------------------------------
@@ -506,6 +563,7 @@ def _is_field_name(part: int | str) -> bool:
             SignificanceConfig,
             ReportConfig,
             HistoryConfig,
+            AnchorConfig,
         )
     )
 

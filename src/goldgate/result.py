@@ -91,7 +91,9 @@ class CheckResult(_Model):
 
     suite: str
     metric: str
-    rule: str = Field(description="min | max_drop | max_drop_rel | max_flips")
+    rule: str = Field(
+        description="min | max | max_drop | max_drop_rel | max_flips | max_drift | max_drift_rel"
+    )
     threshold: float
     status: CheckStatus
     message: str
@@ -161,6 +163,18 @@ class GoldenChange(_Model):
     )
 
 
+class CacheUse(_Model):
+    """Outputs not obtained from the system in this run, and cached outputs left unused."""
+
+    reused: int = Field(description="outputs taken from the cache or a saved result")
+    total: int = Field(description="outputs the suite needed")
+    source: str = Field(description="cache | result (a saved result.json, by bless)")
+    since: str | None = Field(default=None, description="when the reused outputs were made")
+    path: str | None = None
+    dropped: int = Field(default=0, description="cached outputs of other code, not reused")
+    dropped_reason: str | None = None
+
+
 class SuiteResult(_Model):
     """One suite: its verdict, metrics, checks, slices and examples."""
 
@@ -176,6 +190,14 @@ class SuiteResult(_Model):
     error: str | None = None
     golden_change: GoldenChange | None = Field(
         default=None, description="set when the golden set changed since the baseline"
+    )
+    cache: CacheUse | None = Field(
+        default=None, description="set when outputs were reused, or cached ones dropped"
+    )
+    system: str | None = Field(
+        default=None,
+        description="digest of the system's identity (settings, code fingerprint, cache_key);"
+        " None for a predictions file",
     )
 
 

@@ -42,12 +42,25 @@ def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="show no progress")
 
 
+def add_no_cache_argument(parser: argparse.ArgumentParser) -> None:
+    """``--no-cache``: call the system for every example, reusing and recording nothing."""
+    parser.add_argument(
+        "--no-cache",
+        dest="no_cache",
+        action="store_true",
+        help="call the system for every example: reuse no cached output and record none",
+    )
+
+
 def load(args: argparse.Namespace) -> Config:
     """The configuration named by ``--config``, or found in the current directory."""
     from goldgate.config import load_config
 
     path: Path | None = getattr(args, "config", None)
-    return load_config(path)
+    config = load_config(path)
+    if getattr(args, "no_cache", False):
+        config = config.without_cache()
+    return config
 
 
 def progress(args: argparse.Namespace) -> ProgressReporter:

@@ -9,6 +9,7 @@ from pathlib import Path
 from goldgate import console
 from goldgate.commands._common import (
     add_config_argument,
+    add_no_cache_argument,
     add_quiet_argument,
     add_suite_argument,
     github_mode,
@@ -32,7 +33,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--baseline-ref",
         metavar="REF",
         help="read the baseline as it is at this git revision (in a pull request: the merge"
-        " base), so a change to the baseline file is not compared with itself",
+        " base), so a change to the baseline file is not compared with itself; working-tree"
+        " (the default) reads the file on disk",
+    )
+    parser.add_argument(
+        "--anchor-ref",
+        metavar="REF",
+        help="measure max_drift from the baseline at this git revision (a release tag),"
+        " instead of the configured anchor",
     )
     parser.add_argument(
         "--report-dir", type=Path, metavar="DIR", help="write reports here (default: report.dir)"
@@ -60,6 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="in GitHub mode, do not post or update the pull-request comment",
     )
+    add_no_cache_argument(parser)
     add_quiet_argument(parser)
 
 
@@ -84,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         progress=progress(args),
         suites=args.suites,
         report_formats=args.formats,
+        anchor_ref=args.anchor_ref,
     )
     if args.json:
         sys.stdout.write(console.json_text(result.to_json()))

@@ -539,7 +539,7 @@ MAX_NOTE_IDS = 10
 
 
 def suite_notes(suite: SuiteResult) -> list[str]:
-    """Plain-text lines on the golden-set change (every face shows the same words)."""
+    """Plain-text lines on the golden-set change and reused outputs (same words everywhere)."""
     from goldgate.golden_change import describe
 
     notes: list[str] = []
@@ -568,6 +568,23 @@ def suite_notes(suite: SuiteResult) -> list[str]:
             more = f" and {len(items) - MAX_NOTE_IDS:,} more" if len(items) > MAX_NOTE_IDS else ""
             why = " (a removal can hide a regression)" if label == "removed" else ""
             notes.append(f"{label}{why}, blessed scores: {'; '.join(listed)}{more}")
+    cache = suite.cache
+    if cache is not None and cache.reused:
+        where = {
+            "cache": "the output cache",
+            "result": "the run just reviewed (result.json)",
+            "baseline": "the baseline",
+        }.get(cache.source, cache.source)
+        since = f" of {cache.since}" if cache.since else ""
+        notes.append(
+            f"{cache.reused:,} of {cache.total:,} outputs reused from {where}{since}, not"
+            " obtained from the system in this run (--no-cache to call it for every example)"
+        )
+    if cache is not None and cache.dropped:
+        notes.append(
+            f"{cache.dropped:,} cached outputs of an earlier run not reused:"
+            f" {cache.dropped_reason or 'the system changed'}"
+        )
     return notes
 
 

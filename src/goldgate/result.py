@@ -145,6 +145,10 @@ class ExampleResult(_Model):
     flipped_to_wrong: list[str] = Field(default_factory=list)
     flipped_to_right: list[str] = Field(default_factory=list)
     new: bool = Field(default=False, description="not in the baseline")
+    notes: dict[str, str] = Field(
+        default_factory=dict,
+        description="metric → its note on this example (an LLM judge's short rationale)",
+    )
 
 
 class ChangedExample(_Model):

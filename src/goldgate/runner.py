@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -59,6 +59,7 @@ from goldgate.gate import (
 )
 from goldgate.golden_change import describe, removed_check, shared_baseline
 from goldgate.goldens import GoldenSet, load_goldens
+from goldgate.metrics.batch import BatchMetric, MetricContext
 from goldgate.metrics.engine import MetricComputeError, score_corpus
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
@@ -83,6 +84,8 @@ class ScoredSuite:
     golden: GoldenSet
     outputs: dict[str, list[str]]
     scores: SuiteScores
+    #: metric spec → a note per example (a judge's rationale on the first sample's output)
+    notes: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
     #: outputs reused (from the cache, a saved result or the baseline), or cached ones dropped
     cache: CacheUse | None = None
     #: digest of the system's identity when a command or callable ran (see systems)
@@ -384,7 +387,7 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
     for name, suite in config.suites.items():
         try:
             golden = load_goldens(suite.goldens, name)
-            metrics = suite.create_metrics()
+            metrics = create_suite_metrics(config, name)
             counts = [len(record.references) for record in golden.records]
             signatures = {spec: str(metric.signature(counts)) for spec, metric in metrics.items()}
             blessed = baseline.suites.get(name) if baseline is not None else None
@@ -485,7 +488,9 @@ def score_suite(
                 dropped=obtained.stale.outputs if obtained.stale else 0,
                 dropped_reason=obtained.stale.reason if obtained.stale else None,
             )
-    scored = score_outputs(name, golden, outputs, suite.create_metrics())
+    scored = score_outputs(
+        name, golden, outputs, create_suite_metrics(config, name), context=metric_context(config)
+    )
     return replace(scored, cache=cache, identity=identity)
 
 
@@ -498,22 +503,48 @@ def _own_files(config: Config) -> list[Path]:
     return own
 
 
+def metric_context(config: Config) -> MetricContext:
+    """Where metrics with state (models, judges) resolve paths and keep their caches."""
+    return MetricContext(root=config.root, cache_dir=config.cache_dir)
+
+
+def create_suite_metrics(config: Config, name: str) -> dict[str, Any]:
+    """A suite's metrics, those with state bound to the configuration's context."""
+    metrics = config.suites[name].create_metrics()
+    context = metric_context(config)
+    for metric in metrics.values():
+        if isinstance(metric, BatchMetric):
+            metric.bind(context)
+    return metrics
+
+
 def score_outputs(
     name: str,
     golden: GoldenSet,
     outputs: dict[str, list[str]],
     metrics: dict[str, Any],
+    *,
+    context: MetricContext | None = None,
 ) -> ScoredSuite:
     """Score given outputs (id → one output per sample) of a golden set with ``metrics``."""
     ids = [record.id for record in golden.records]
     samples = _sample_count(name, ids, outputs)
     references = [list(record.references) for record in golden.records]
+    inputs = [record.input for record in golden.records]
     pairs = list(metrics.items())
     per_sample = []
     for s in range(samples):
         try:
             per_sample.append(
-                score_corpus(pairs, [outputs[example_id][s] for example_id in ids], references)
+                score_corpus(
+                    pairs,
+                    [outputs[example_id][s] for example_id in ids],
+                    references,
+                    inputs=inputs,
+                    ids=ids,
+                    sample=s,
+                    context=context,
+                )
             )
         except MetricComputeError as exc:
             sample = f", sample {s}" if samples > 1 else ""
@@ -528,6 +559,7 @@ def score_outputs(
         if not type(metric).__module__.startswith("goldgate."):
             _check_plugin_scores(name, spec, metric, stats, ids)
         scored_metrics.append(MetricScores(spec, metric, signature, stats))
+    notes = {result.spec: result.notes for result in per_sample[0] if result.notes is not None}
     return ScoredSuite(
         golden=golden,
         outputs=outputs,
@@ -537,17 +569,20 @@ def score_outputs(
             tags=tuple(record.tags for record in golden.records),
             metrics=tuple(scored_metrics),
         ),
+        notes=notes,
     )
 
 
 def _check_plugin_scores(
     name: str, spec: str, metric: Any, stats: FloatArray, ids: Sequence[str]
 ) -> None:
-    """A plugin's ``score_stats``/``example_score`` run once here, where a mistake can be named:
-    an exception or a NaN later, in the gate or a report, would read as goldgate's own crash."""
+    """A plugin's ``score_stats``, ``components`` and ``example_score`` run once here, where a
+    mistake can be named: an exception or a NaN later, in the gate or a report, would read as
+    goldgate's own crash."""
     where = f"suite {name!r}, metric {spec!r}"
     try:
         score = sample_score(metric, stats)
+        metric.components(stats.sum(axis=(0, 1)).tolist())  # the reports and the baseline call it
         worst = next(
             (
                 (ids[i], value)
@@ -726,6 +761,9 @@ def _examples(
                 flipped_to_wrong=[spec for spec, ids in to_wrong.items() if record.id in ids],
                 flipped_to_right=[spec for spec, ids in to_right.items() if record.id in ids],
                 new=blessed is not None and old is None,
+                notes={
+                    spec: notes[index] or "" for spec, notes in scored.notes.items() if notes[index]
+                },
             )
         )
     return examples

@@ -213,6 +213,17 @@ class SignificanceConfig(_Model):
     seed: int = Field(default=0, ge=0)  # numpy's generators refuse negative seeds
 
 
+class EngineConfig(_Model):
+    """How scoring runs: ``jobs`` processes on this machine, each scoring chunks of examples."""
+
+    jobs: int | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        description="scoring processes; default: every core for 5,000 examples or more, else 1",
+    )
+
+
 ReportFormat = Literal["md", "html", "json", "junit"]
 ALL_REPORT_FORMATS: tuple[ReportFormat, ...] = ("md", "html", "json", "junit")
 
@@ -238,6 +249,7 @@ class Config(_Model):
     )
     baseline: Path = Path("goldgate.baseline.json")
     report: ReportConfig = Field(default_factory=ReportConfig)
+    engine: EngineConfig = Field(default_factory=EngineConfig)
     cache_dir: Path = Path(".goldgate")
     root: Path = Field(default_factory=Path.cwd, description="not read from the file")
     source: Path | None = Field(default=None, description="not read from the file")

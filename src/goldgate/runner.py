@@ -45,7 +45,7 @@ from goldgate.gate import (
     evaluate_suite,
 )
 from goldgate.goldens import GoldenSet, load_goldens
-from goldgate.metrics.engine import score_corpus
+from goldgate.metrics.parallel import resolve_jobs, score_arrays
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
     CheckStatus,
@@ -238,7 +238,7 @@ def score_suite(
         cache_dir=config.cache_dir,
         progress=progress,
     )
-    return score_outputs(name, golden, outputs, suite.create_metrics())
+    return score_outputs(name, golden, outputs, suite.create_metrics(), jobs=config.engine.jobs)
 
 
 def score_outputs(
@@ -246,23 +246,30 @@ def score_outputs(
     golden: GoldenSet,
     outputs: dict[str, list[str]],
     metrics: dict[str, Any],
+    *,
+    jobs: int | None = None,
 ) -> ScoredSuite:
-    """Score given outputs (id → one output per sample) of a golden set with ``metrics``."""
+    """Score given outputs (id → one output per sample) of a golden set with ``metrics``.
+
+    ``jobs`` processes score chunks of the set (None: every core on large sets); the
+    statistics do not depend on it.
+    """
     ids = [record.id for record in golden.records]
     samples = _sample_count(name, ids, outputs)
     references = [list(record.references) for record in golden.records]
     pairs = list(metrics.items())
+    workers = resolve_jobs(jobs, len(ids))
     per_sample = [
-        score_corpus(pairs, [outputs[example_id][s] for example_id in ids], references)
+        score_arrays(
+            pairs, [outputs[example_id][s] for example_id in ids], references, jobs=workers
+        )
         for s in range(samples)
     ]
+    counts = [len(refs) for refs in references]
     scored_metrics = []
     for position, (spec, metric) in enumerate(pairs):
-        width = len(metric.stat_names) or len(per_sample[0][position].stats[0])
-        stats: FloatArray = np.asarray(
-            [per_sample[s][position].stats for s in range(samples)], dtype=np.float64
-        ).reshape(samples, len(ids), width)
-        signature = str(per_sample[0][position].signature)
+        stats: FloatArray = np.stack([per_sample[s][position] for s in range(samples)])
+        signature = str(metric.signature(counts))
         scored_metrics.append(MetricScores(spec, metric, signature, stats))
     return ScoredSuite(
         golden=golden,

@@ -42,12 +42,43 @@ def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="show no progress")
 
 
+def add_jobs_argument(parser: argparse.ArgumentParser) -> None:
+    """``--jobs N``: scoring processes (overrides ``engine.jobs``)."""
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=_positive_int,
+        metavar="N",
+        help="score with N processes (default: engine.jobs, else every core for 5,000"
+        " examples or more); the numbers do not depend on it",
+    )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 1 <= value <= 1024:
+        raise argparse.ArgumentTypeError(f"expected 1 to 1024, got {value}")
+    return value
+
+
 def load(args: argparse.Namespace) -> Config:
-    """The configuration named by ``--config``, or found in the current directory."""
+    """The configuration named by ``--config``, or found in the current directory.
+
+    ``--jobs``, where the command has it, overrides ``engine.jobs``.
+    """
     from goldgate.config import load_config
 
     path: Path | None = getattr(args, "config", None)
-    return load_config(path)
+    config = load_config(path)
+    jobs: int | None = getattr(args, "jobs", None)
+    if jobs is not None:
+        config = config.model_copy(
+            update={"engine": config.engine.model_copy(update={"jobs": jobs})}
+        )
+    return config
 
 
 def progress(args: argparse.Namespace) -> ProgressReporter:

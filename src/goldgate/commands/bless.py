@@ -6,6 +6,7 @@ import argparse
 
 from goldgate.commands._common import (
     add_config_argument,
+    add_jobs_argument,
     add_quiet_argument,
     add_suite_argument,
     load,
@@ -27,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="add only examples (and metrics) new since the last bless; keep every blessed"
         " score as it is",
     )
+    add_jobs_argument(parser)
     add_quiet_argument(parser)
 
 

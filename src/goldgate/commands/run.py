@@ -8,6 +8,7 @@ from pathlib import Path
 
 from goldgate.commands._common import (
     add_config_argument,
+    add_jobs_argument,
     add_quiet_argument,
     add_suite_argument,
     github_mode,
@@ -58,6 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="in GitHub mode, do not post or update the pull-request comment",
     )
+    add_jobs_argument(parser)
     add_quiet_argument(parser)
 
 

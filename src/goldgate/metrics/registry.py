@@ -63,6 +63,9 @@ class FunctionMetric(Metric[MetricOptions]):
         self.name = name  # type: ignore[misc]
         self.function = function
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FunctionMetric, (self.name, self.function, self.options))
+
     def preprocess_key(self) -> Any:
         return ("raw",)
 

@@ -393,6 +393,7 @@ def test_schema_describes_every_key() -> None:
         "significance",
         "baseline",
         "report",
+        "engine",
         "cache_dir",
     }
     assert schema["required"] == ["version", "suites"]

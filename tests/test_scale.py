@@ -12,24 +12,7 @@ import pytest
 from goldgate.config import load_config
 from goldgate.metrics import parallel
 from goldgate.runner import bless, run
-
-WORDS = [
-    "the",
-    "a",
-    "cat",
-    "sat",
-    "on",
-    "mat",
-    "running",
-    "ran",
-    "dogs",
-    "über",
-    "naïve",
-    "42",
-    ",",
-    ".",
-    "don't",
-]
+from tests.metrics.test_parallel import WORDS
 
 CONFIG = """\
 version: 1

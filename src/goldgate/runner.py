@@ -25,7 +25,6 @@ import numpy as np
 from goldgate import __version__
 from goldgate.baseline import (
     Baseline,
-    BaselineExample,
     BaselineMetric,
     SuiteBaseline,
     read_baseline,
@@ -367,7 +366,7 @@ def _examples(
     to_right = {spec: set(ids) for spec, ids in evaluation.flipped_to_right.items()}
     examples = []
     for index, record in enumerate(scored.golden.records):
-        old = blessed.examples.get(record.id) if blessed is not None else None
+        old = blessed.outputs_of(record.id) if blessed is not None else None
         # Built without re-validation: every field comes from validated, typed data, and
         # validating 10,000 examples would cost more than gating them.
         examples.append(
@@ -378,7 +377,7 @@ def _examples(
                 input=record.input,
                 references=list(record.references),
                 output=scored.outputs[record.id][0],
-                baseline_output=old.outputs[0] if old is not None and old.outputs else None,
+                baseline_output=old[0] if old else None,
                 scores={spec: values[index] for spec, values in evaluation.scores.items()},
                 baseline_scores={
                     spec: values[record.id]
@@ -398,7 +397,6 @@ def _examples(
 
 def suite_baseline(config: Config, scored: ScoredSuite) -> SuiteBaseline:
     """The baseline entry of a scored suite: everything a later paired comparison needs."""
-    samples = scored.samples
     metrics = {
         item.spec: BaselineMetric(
             signature=item.signature,
@@ -408,22 +406,17 @@ def suite_baseline(config: Config, scored: ScoredSuite) -> SuiteBaseline:
         )
         for item in scored.scores.metrics
     }
-    rows = {item.spec: item.stats.transpose(1, 0, 2).tolist() for item in scored.scores.metrics}
     digests = _digests(scored.golden)
-    examples = {
-        record.id: BaselineExample(
-            digest=digests[record.id],
-            outputs=list(scored.outputs[record.id]),
-            stats={spec: rows[spec][index] for spec in rows},
-        )
-        for index, record in enumerate(scored.golden.records)
-    }
-    return SuiteBaseline(
+    ids = scored.scores.ids
+    return SuiteBaseline.build(
         golden_hash=scored.golden.content_hash,
         goldens=_relative(config.suites[scored.scores.name].goldens, config.root),
-        samples=samples,
+        samples=scored.samples,
         metrics=metrics,
-        examples=examples,
+        ids=ids,
+        digests=[digests[example_id] for example_id in ids],
+        outputs=[scored.outputs[example_id] for example_id in ids],
+        stats={item.spec: item.stats for item in scored.scores.metrics},
     )
 
 
@@ -449,47 +442,53 @@ def merge_new_only(
                 f"suite {name!r}, metric {spec!r}: the signature changed (baseline"
                 f" {kept.signature}, now {entry.signature}){advice}"
             )
-    examples: dict[str, BaselineExample] = {}
-    for example_id, new in fresh.examples.items():
-        blessed = old.examples.get(example_id)
-        if blessed is None:
-            examples[example_id] = new
-            continue
-        if blessed.digest != new.digest:
+    ids = list(scored.scores.ids)
+    old_digests = old.digests()
+    fresh_digests = fresh.digests()
+    for example_id in ids:
+        blessed = old_digests.get(example_id)
+        if blessed is not None and blessed != fresh_digests[example_id]:
             raise BaselineError(
                 f"suite {name!r}, example {example_id!r}: changed since it was blessed"
                 f" (input, references or tags){advice}"
             )
-        stats = {
-            spec: (blessed.stats[spec] if spec in old.metrics else new.stats[spec])
-            for spec in fresh.metrics
-        }
-        examples[example_id] = BaselineExample(
-            digest=blessed.digest, outputs=blessed.outputs, stats=stats
-        )
+    # Positions of the examples kept from the old baseline; the rest come from today.
+    kept_ids = [example_id for example_id in ids if example_id in old_digests]
+    kept_at = np.fromiter(
+        (index for index, example_id in enumerate(ids) if example_id in old_digests),
+        dtype=np.int64,
+    )
+    stats = {}
+    for spec in fresh.metrics:
+        array = np.array(fresh.stats_array(spec, ids), dtype=np.float64)
+        if spec in old.metrics and len(kept_ids):
+            array[:, kept_at, :] = old.stats_array(spec, kept_ids)
+        stats[spec] = array
+    outputs = [
+        old.outputs_of(example_id) or fresh.outputs_of(example_id) or [] for example_id in ids
+    ]
 
     metrics_by_spec = {item.spec: item.metric for item in scored.scores.metrics}
-    ids = [record.id for record in scored.golden.records]
     metrics = {}
     for spec, entry in fresh.metrics.items():
         metric = metrics_by_spec[spec]
-        array = np.asarray(
-            [examples[example_id].stats[spec] for example_id in ids], dtype=np.float64
-        ).reshape(len(ids), fresh.samples, len(entry.stat_names))
-        array = array.transpose(1, 0, 2)
         metrics[spec] = BaselineMetric(
             # today's signature: its nrefs describes the whole set as it is now
             signature=entry.signature,
-            score=sample_score(metric, array),
+            score=sample_score(metric, stats[spec]),
             stat_names=entry.stat_names,
-            components=metric.components(array.sum(axis=(0, 1)).tolist()),
+            components=metric.components(stats[spec].sum(axis=(0, 1)).tolist()),
         )
-    return SuiteBaseline(
+    return SuiteBaseline.build(
         golden_hash=fresh.golden_hash,
         goldens=fresh.goldens,
         samples=fresh.samples,
         metrics=metrics,
-        examples=examples,
+        ids=ids,
+        digests=[old_digests.get(example_id, fresh_digests[example_id]) for example_id in ids],
+        outputs=outputs,
+        stats=stats,
+        packed=fresh.packed is not None,
     )
 
 

@@ -45,6 +45,6 @@ def run(args: argparse.Namespace) -> int:
     for name in blessed:
         suite = baseline.suites[name]
         rows = [[spec, number(m.score)] for spec, m in suite.metrics.items()]
-        print(f"suite {name}: {len(suite.examples)} examples, golden {suite.golden_hash[:19]}")
+        print(f"suite {name}: {suite.n_examples} examples, golden {suite.golden_hash[:19]}")
         print(table(["metric", "score"], rows))
     return 0

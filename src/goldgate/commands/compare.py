@@ -29,7 +29,7 @@ class _Scores:
 
 def read_scores(path: Path) -> _Scores:
     """The suite scores of a result or baseline file; ``InputError`` naming it otherwise."""
-    from goldgate.baseline import BASELINE_SCHEMA_VERSION, parse_baseline
+    from goldgate.baseline import BASELINE_SCHEMA_VERSIONS, parse_baseline
     from goldgate.errors import InputError
     from goldgate.result import RunResult
 
@@ -42,7 +42,7 @@ def read_scores(path: Path) -> _Scores:
         raise InputError(f"{path}: not UTF-8 (byte {exc.start})") from None
     except (json.JSONDecodeError, AttributeError):
         raise InputError(f"{path}: not a goldgate result or baseline (not a JSON object)") from None
-    if kind == BASELINE_SCHEMA_VERSION:
+    if kind in BASELINE_SCHEMA_VERSIONS:
         baseline = parse_baseline(text, str(path))
         return _Scores(
             {

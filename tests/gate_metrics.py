@@ -60,3 +60,31 @@ def overlap() -> Overlap:
 def right_wrong(pattern: Sequence[bool]) -> list[Stats]:
     """Accuracy stats for a pattern of right (True) and wrong (False) examples."""
     return [(1.0 if ok else 0.0, 1.0) for ok in pattern]
+
+
+class ErrorRate(Metric[_Options]):
+    """Accuracy's complement: wrong (100) or right (0) per example; lower is better, like TER."""
+
+    name = "error_rate"
+    Options: ClassVar[type[MetricOptions]] = _Options
+    stat_names = ("wrong", "count")
+    binary = True
+    higher_is_better = False
+
+    def example_stats(self, candidate: Any, references: Sequence[Any]) -> Stats:
+        return (float(candidate not in references), 1.0)
+
+    def score_stats(self, stats: Sequence[float]) -> float:
+        return 100.0 * stats[0] / stats[1] if stats[1] else 0.0
+
+    def signature_fields(self) -> list[tuple[str, str]]:
+        return [("kind", "error_rate")]
+
+
+def error_rate() -> ErrorRate:
+    return ErrorRate(_Options())
+
+
+def wrong_right(pattern: Sequence[bool]) -> list[Stats]:
+    """Error-rate stats for a pattern of right (True) and wrong (False) examples."""
+    return [(0.0 if ok else 1.0, 1.0) for ok in pattern]

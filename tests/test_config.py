@@ -395,6 +395,7 @@ def test_schema_describes_every_key() -> None:
         "report",
         "engine",
         "cache_dir",
+        "history",
     }
     assert schema["required"] == ["version", "suites"]
     defs = schema["$defs"]

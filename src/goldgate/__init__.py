@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from goldgate._version import __version__
 
 if TYPE_CHECKING:
     from goldgate.config import Config, load_config

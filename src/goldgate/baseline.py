@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldgate.atomic import write_text_atomic
 from goldgate.errors import BaselineError
+from goldgate.gitinfo import GitFailed as _GitFailed
+from goldgate.gitinfo import git as _git
 from goldgate.packed import (
     ColumnType,
     PackError,
@@ -469,29 +470,6 @@ def read_baseline_at_ref(path: Path, ref: str, root: Path) -> Baseline | None:
     except _GitFailed as exc:
         raise BaselineError(f"{source}: {exc}") from None
     return parse_baseline(text, source)
-
-
-class _GitFailed(Exception):
-    pass
-
-
-def _git(cwd: Path, *args: str) -> str:
-    try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False, timeout=60)
-    except FileNotFoundError:
-        raise _GitFailed("git is not installed") from None
-    except subprocess.TimeoutExpired:
-        raise _GitFailed(f"git {args[0]} timed out") from None
-    if done.returncode != 0:
-        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        message = detail[-1] if detail else f"git {args[0]} exited with {done.returncode}"
-        if args[:2] == ("rev-parse", "--verify"):
-            message = f"unknown git revision {args[-1].removesuffix('^{commit}')!r}"
-        raise _GitFailed(message)
-    try:
-        return done.stdout.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _GitFailed(f"output of git {args[0]} is not UTF-8 (byte {exc.start})") from None
 
 
 # -- writing -----------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from goldgate import __version__
+from goldgate._version import __version__
 from goldgate.errors import GoldgateError
 
 EXIT_OK = 0
@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "compare": "goldgate.commands.compare",
     "schema": "goldgate.commands.schema",
     "report": "goldgate.commands.report",
+    "history": "goldgate.commands.history",
 }
 
 

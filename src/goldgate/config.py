@@ -235,6 +235,26 @@ class ReportConfig(_Model):
     formats: list[ReportFormat] = Field(default_factory=lambda: list(ALL_REPORT_FORMATS))
 
 
+class HistoryConfig(_Model):
+    """The run history: an SQLite file every run appends to (``history: off`` for none)."""
+
+    path: Path | None = Field(
+        default=None, description="the SQLite file (default: <cache_dir>/history.sqlite)"
+    )
+    examples: bool = Field(
+        default=True, description="keep per-example scores (to find flaky examples)"
+    )
+
+
+def _switch(value: Any) -> Any:
+    """YAML 1.1 reads a bare ``off`` as false; "off" arrives quoted or from TOML."""
+    if value is False or (isinstance(value, str) and value.lower() in ("off", "false", "no")):
+        return None
+    if value is True or (isinstance(value, str) and value.lower() in ("on", "true", "yes")):
+        return {}
+    return value
+
+
 class Config(_Model):
     """The whole configuration; ``root`` is the directory every relative path resolves against."""
 
@@ -251,18 +271,21 @@ class Config(_Model):
     report: ReportConfig = Field(default_factory=ReportConfig)
     engine: EngineConfig = Field(default_factory=EngineConfig)
     cache_dir: Path = Path(".goldgate")
+    history: HistoryConfig | None = Field(
+        default_factory=HistoryConfig, description="the run history; off (or false) for none"
+    )
     root: Path = Field(default_factory=Path.cwd, description="not read from the file")
     source: Path | None = Field(default=None, description="not read from the file")
 
     @field_validator("significance", mode="before")
     @classmethod
     def _significance_switch(cls, value: Any) -> Any:
-        # YAML 1.1 reads a bare `off` as false; "off" arrives quoted or from TOML.
-        if value is False or (isinstance(value, str) and value.lower() in ("off", "false", "no")):
-            return None
-        if value is True or (isinstance(value, str) and value.lower() in ("on", "true", "yes")):
-            return {}
-        return value
+        return _switch(value)
+
+    @field_validator("history", mode="before")
+    @classmethod
+    def _history_switch(cls, value: Any) -> Any:
+        return _switch(value)
 
     @model_validator(mode="after")
     def _check_suites(self) -> Config:
@@ -295,9 +318,15 @@ class Config(_Model):
             name: suite.model_copy(update={"goldens": resolve(suite.goldens)})
             for name, suite in config.suites.items()
         }
+        history = config.history
+        if history is not None:
+            cache_dir = resolve(config.cache_dir)
+            where = cache_dir / "history.sqlite" if history.path is None else resolve(history.path)
+            history = history.model_copy(update={"path": where})
         return config.model_copy(
             update={
                 "suites": suites,
+                "history": history,
                 "baseline": resolve(config.baseline),
                 "cache_dir": resolve(config.cache_dir),
                 "report": config.report.model_copy(update={"dir": resolve(config.report.dir)}),
@@ -454,7 +483,15 @@ def _data_path(loc: tuple[int | str, ...], data: Any) -> tuple[KeyPath, bool]:
 def _is_field_name(part: int | str) -> bool:
     return isinstance(part, str) and any(
         part in model.model_fields
-        for model in (Config, SystemConfig, SuiteConfig, GateRule, SignificanceConfig, ReportConfig)
+        for model in (
+            Config,
+            SystemConfig,
+            SuiteConfig,
+            GateRule,
+            SignificanceConfig,
+            ReportConfig,
+            HistoryConfig,
+        )
     )
 
 
@@ -560,6 +597,9 @@ def config_json_schema() -> dict[str, Any]:
         {"const": "off"},
     ]
     significance.pop("default", None)
+    history = schema["properties"]["history"]
+    history["anyOf"] = [*history.get("anyOf", []), {"const": False}, {"const": "off"}]
+    history.pop("default", None)
     return schema
 
 

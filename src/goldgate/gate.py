@@ -8,10 +8,15 @@ and the suite's verdict.
 Rules, per metric and optionally per tag slice:
 
 - ``min`` / ``max``: absolute bounds on the current score.
-- ``max_drop``: the score may fall at most this many points below the baseline;
+- ``max_drop``: the score may worsen at most this many points from the baseline;
   ``max_drop_rel``: at most this fraction of the baseline score (0.02 = 2 %).
 - ``max_flips``: at most this many examples of a binary metric (exact match) may go from
   right (100) to wrong (0).
+
+"Worsen" follows the metric's ``higher_is_better``: for an error rate such as TER a rise is
+the drop that ``max_drop`` limits, a fall is an improvement, and a flip to wrong is a move
+from 0 to 100. The rules keep their names in both directions (one vocabulary, no pair of
+aliases to keep in step); ``min``/``max`` stay plain bounds on the number.
 
 With significance on, a drop beyond ``max_drop``/``max_drop_rel`` fails only when the paired
 bootstrap finds the delta significantly different from zero (p < alpha); otherwise the check
@@ -36,6 +41,7 @@ from goldgate.result import (
     MetricSummary,
     SliceResult,
     Verdict,
+    gain,
 )
 from goldgate.stats import BootstrapResult, FloatArray, compare_many, sample_score
 
@@ -123,8 +129,8 @@ def components_of(metric: Metric[Any], stats: FloatArray) -> dict[str, Any]:
     return metric.components(stats.sum(axis=(0, 1)).tolist())
 
 
-def _is_right(score: float) -> bool:
-    return score >= 50.0
+def _is_right(score: float, higher_is_better: bool) -> bool:
+    return score >= 50.0 if higher_is_better else score <= 50.0
 
 
 def _points(value: float) -> str:
@@ -305,6 +311,7 @@ def _measure_group(
         summary = MetricSummary(
             metric=spec,
             signature=state.scores.signature,
+            higher_is_better=metric.higher_is_better,
             current=sample_score(metric, current_all[spec]),
             components=components_of(metric, current_all[spec]),
         )
@@ -323,8 +330,8 @@ def _measure_group(
             if metric.binary:
                 assert state.baseline_examples is not None  # set together with baseline_stats
                 for index, position in zip(group.paired_indices, group.paired, strict=True):
-                    was = _is_right(state.baseline_examples[position])
-                    now = _is_right(state.current_examples[index])
+                    was = _is_right(state.baseline_examples[position], metric.higher_is_better)
+                    now = _is_right(state.current_examples[index], metric.higher_is_better)
                     if was and not now:
                         to_wrong.append(scored.ids[index])
                     elif now and not was:
@@ -347,6 +354,7 @@ def _checks(
         "suite": suite,
         "metric": summary.metric,
         "slice": tag,
+        "higher_is_better": summary.higher_is_better,
         "current": summary.current,
         "baseline": summary.baseline,
         "delta": summary.delta,
@@ -438,6 +446,9 @@ def _relative_check(
     if not measured.has_baseline or summary.delta is None or tolerance is None:
         return _skipped(rule, threshold, name, common)
     delta = summary.delta
+    # Positive is better in either direction: for TER a rise is a negative gain.
+    better = gain(delta, summary.higher_is_better)
+    worsened = "dropped" if summary.higher_is_better else "rose"
     assert summary.baseline is not None  # set together with delta
     moved = f"{_points(summary.baseline)} → {_points(summary.current)}, {_signed(delta)}"
     limit = (
@@ -450,17 +461,17 @@ def _relative_check(
     if significance is not None and summary.p_value is not None:
         significant = summary.p_value < significance.alpha
         evidence = f" (p={summary.p_value:.3f}, {_interval_text(summary.interval)})"
-    if delta < -tolerance - EPSILON:
+    if better < -tolerance - EPSILON:
         if significant:
             status = CheckStatus.FAIL
-            message = f"{name} dropped beyond {limit} ({moved}){evidence}"
+            message = f"{name} {worsened} beyond {limit} ({moved}){evidence}"
         else:
             status = CheckStatus.FORGIVEN
             message = (
-                f"{name} dropped beyond {limit} ({moved}) but the drop is not significant"
+                f"{name} {worsened} beyond {limit} ({moved}) but the change is not significant"
                 f"{evidence}: forgiven as noise"
             )
-    elif delta > tolerance + EPSILON and significant:
+    elif better > tolerance + EPSILON and significant:
         status = CheckStatus.IMPROVED
         message = f"{name} improved beyond {limit} ({moved}){evidence}"
     else:

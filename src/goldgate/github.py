@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from goldgate.report.markdown import MARKER as COMMENT_MARKER
-from goldgate.result import CheckStatus, ExampleResult, RunResult, SuiteResult
+from goldgate.result import CheckStatus, ExampleResult, RunResult, SuiteResult, gain
 
 #: GitHub rejects comment bodies over 65,536 characters.
 MAX_COMMENT_CHARS = 65_000
@@ -134,7 +134,8 @@ def _escape_property(text: str) -> str:
 
 
 def _worst_example(suite: SuiteResult, metric: str, tag: str | None = None) -> ExampleResult | None:
-    """The example (of the ``tag`` slice, if given) whose ``metric`` fell furthest, if any."""
+    """The example (of the ``tag`` slice, if given) whose ``metric`` worsened most, if any."""
+    higher = next((m.higher_is_better for m in suite.metrics if m.metric == metric), True)
     worst, worst_delta = None, 0.0
     for example in suite.examples:
         if tag is not None and tag not in example.tags:
@@ -143,8 +144,9 @@ def _worst_example(suite: SuiteResult, metric: str, tag: str | None = None) -> E
         now = example.scores.get(metric)
         if before is None or now is None:
             continue
-        if now - before < worst_delta:
-            worst, worst_delta = example, now - before
+        change = gain(now - before, higher)
+        if change < worst_delta:
+            worst, worst_delta = example, change
     return worst
 
 

@@ -241,7 +241,9 @@ class GoldgateSession:
                     continue
                 replays[name] = self._replay_system(name, outputs)
             replayed = with_systems(config, replays)
-            result = run(replayed, suites=list(replays), write_reports=False)
+            result = run(
+                replayed, suites=list(replays), write_reports=False, history_source="pytest"
+            )
             result = _with_failures(config, result, failures)
             write_result(result, config.report.dir, list(config.report.formats))
         except GoldgateError as exc:
@@ -285,7 +287,7 @@ class GoldgateSession:
         outputs = obtain(config, suite, settings, function=function)
         replay = self._replay_system(suite, outputs)
         replayed = with_systems(config, {suite: replay})
-        result = run(replayed, suites=[suite], write_reports=False)
+        result = run(replayed, suites=[suite], write_reports=False, history_source="pytest")
         suite_result = result.suites[0]
         self.checks.append((test_id, suite_result))
         if suite_result.error is not None:
@@ -489,7 +491,7 @@ def metric_table(suite: SuiteResult, *, indent: str = "  ") -> list[str]:
         interval = summary.interval
         rows.append(
             [
-                summary.metric,
+                summary.label,
                 _num(summary.baseline),
                 _num(summary.current),
                 _signed(summary.delta),
@@ -514,7 +516,10 @@ def suite_heading(suite: SuiteResult) -> str:
 
 
 def worst_regressed(suite: SuiteResult, metrics: Sequence[str], limit: int) -> list[str]:
-    """The examples that fell furthest below the baseline on ``metrics``, with their texts."""
+    """The examples that worsened most from the baseline on ``metrics``, with their texts."""
+    from goldgate.result import gain
+
+    higher = {m.metric: m.higher_is_better for m in suite.metrics}
     ranked: list[tuple[float, int, list[str]]] = []
     for position, example in enumerate(suite.examples):
         moves = []
@@ -522,9 +527,12 @@ def worst_regressed(suite: SuiteResult, metrics: Sequence[str], limit: int) -> l
         for metric in metrics:
             now = example.scores.get(metric)
             then = example.baseline_scores.get(metric)
-            if now is None or then is None or now >= then:
+            if now is None or then is None:
                 continue
-            fall = max(fall, then - now)
+            worsening = -gain(now - then, higher.get(metric, True))
+            if worsening <= 0:
+                continue
+            fall = max(fall, worsening)
             moves.append(f"{metric} {then:.2f} → {now:.2f}")
         if moves:
             ranked.append((-fall, position, _example_lines(suite, example, ", ".join(moves))))

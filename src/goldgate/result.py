@@ -58,6 +58,9 @@ class MetricSummary(_Model):
 
     metric: str
     signature: str
+    higher_is_better: bool = Field(
+        default=True, description="the metric's direction: false for an error rate such as TER"
+    )
     current: float
     baseline: float | None = None
     delta: float | None = None
@@ -65,6 +68,17 @@ class MetricSummary(_Model):
     p_value: float | None = None
     components: dict[str, Any] = Field(default_factory=dict)
     baseline_components: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """The metric's name for a table, saying so when lower is better (``ter (lower is
+        better)``), so that a positive delta is not read as good news."""
+        return self.metric if self.higher_is_better else f"{self.metric} (lower is better)"
+
+
+def gain(delta: float, higher_is_better: bool) -> float:
+    """A delta turned so that positive is better and negative is worse, whatever the direction."""
+    return delta if higher_is_better else -delta
 
 
 class CheckResult(_Model):
@@ -77,6 +91,9 @@ class CheckResult(_Model):
     status: CheckStatus
     message: str
     slice: str | None = Field(default=None, description="tag of the slice, None for the suite")
+    higher_is_better: bool = Field(
+        default=True, description="the metric's direction: false for an error rate such as TER"
+    )
     current: float | None = None
     baseline: float | None = None
     delta: float | None = None

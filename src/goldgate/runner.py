@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from goldgate import __version__
+from goldgate._version import __version__
 from goldgate.baseline import (
     Baseline,
     BaselineMetric,
@@ -84,13 +84,16 @@ def run(
     write_reports: bool = True,
     suites: Sequence[str] | None = None,
     report_formats: Sequence[str] | None = None,
+    history_source: str | None = "run",
 ) -> RunResult:
     """Score every suite, gate it against thresholds and the baseline, write the result.
 
     ``baseline_ref`` reads the baseline as it is at that git revision (in a pull request,
     the merge base), so a change to the baseline file itself is not compared with itself.
     With ``write_reports``, ``<report.dir>/result.json`` and the configured report formats
-    are written.
+    are written. Unless ``history_source`` is None (or the configuration says
+    ``history: off``), the run is appended to the history, labelled with that source; a
+    history that cannot be written is a hint in the result, never a failure.
     """
     names = _select(config, suites)
     baseline, baseline_label = _load_baseline(config, baseline_ref)
@@ -138,6 +141,10 @@ def run(
         hints=hints,
         errors=errors,
     )
+    if history_source is not None:
+        from goldgate.history.recording import record_run
+
+        result.hints.extend(record_run(result, config, source=history_source))
     if write_reports:
         formats = list(config.report.formats) if report_formats is None else list(report_formats)
         write_result(result, config.report.dir, formats)

@@ -176,3 +176,16 @@ def test_entry_point_metrics_are_found_by_name() -> None:
     metric = create_metric("shout")
     (result,) = score_corpus([("shout", metric)], ["HEY", "hey"], [["x"], ["x"]])
     assert result.per_example() == [100.0, 0.0]
+
+
+def _word_error(candidate: str, references: list[str]) -> float:
+    return 0.0 if candidate in references else 100.0
+
+
+_word_error.higher_is_better = False  # type: ignore[attr-defined]
+
+
+def test_a_function_metric_declares_its_direction_by_an_attribute() -> None:
+    assert create_metric(f"{__name__}:_first_word_match").higher_is_better is True
+    assert create_metric(f"{__name__}:_word_error").higher_is_better is False
+    assert create_metric("bleu").higher_is_better is True

@@ -26,7 +26,7 @@ from typing import (
     get_type_hints,
 )
 
-from goldgate import __version__
+from goldgate._version import __version__
 from goldgate.errors import did_you_mean
 
 Stats = tuple[float, ...]
@@ -327,6 +327,9 @@ class Metric(ABC, Generic[OptionsT]):
     stat_names: ClassVar[tuple[str, ...]] = ()
     #: True when an example is simply right or wrong (0 or 100), so flips can be counted.
     binary: ClassVar[bool] = False
+    #: The metric's direction. False for an error rate such as TER: the gate then reads a rise
+    #: as the "drop" of ``max_drop``, a fall as an improvement, and reports colour it so.
+    higher_is_better: ClassVar[bool] = True
 
     def __init__(self, options: OptionsT) -> None:
         self.options: OptionsT = options

@@ -62,6 +62,8 @@ class FunctionMetric(Metric[MetricOptions]):
         super().__init__(options)
         self.name = name  # type: ignore[misc]
         self.function = function
+        # An error rate written as a function says so with `function.higher_is_better = False`.
+        self.higher_is_better = bool(getattr(function, "higher_is_better", True))  # type: ignore[misc]
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (FunctionMetric, (self.name, self.function, self.options))

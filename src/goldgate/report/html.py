@@ -175,11 +175,12 @@ def histograms(suite: SuiteResult) -> tuple[Histogram, ...]:
             if summary.metric in ex.scores and summary.metric in ex.baseline_scores
         ]
         if deltas:
-            out.append(_histogram(summary.metric, deltas))
+            out.append(_histogram(summary.metric, deltas, summary.higher_is_better))
     return tuple(out)
 
 
-def _histogram(metric: str, deltas: list[float]) -> Histogram:
+def _histogram(metric: str, deltas: list[float], higher_is_better: bool = True) -> Histogram:
+    """Bars on the delta's own axis; colours and the worse/better counts follow the direction."""
     span = _nice(max(abs(d) for d in deltas) or 1.0)
     step = span / HIST_BINS
     neg = [0] * HIST_BINS
@@ -194,6 +195,8 @@ def _histogram(metric: str, deltas: list[float]) -> Histogram:
     width, height, base, gap = 300, 110, 92, 2
     n_cols = 2 * HIST_BINS + 1
     col = width / n_cols
+    # The negative side is worse for BLEU, better for TER.
+    below, above = ("down", "up") if higher_is_better else ("up", "down")
     counts = [*reversed(neg), same, *pos]
     peak = max(counts) or 1
     bars = []
@@ -204,13 +207,13 @@ def _histogram(metric: str, deltas: list[float]) -> Histogram:
         if i < HIST_BINS:
             k = HIST_BINS - 1 - i
             lo, hi = -(k + 1) * step, -k * step
-            css, title = "down", f"{count:,} examples changed by {fmt_delta(lo)} to {fmt_delta(hi)}"
+            css, title = below, f"{count:,} examples changed by {fmt_delta(lo)} to {fmt_delta(hi)}"
         elif i == HIST_BINS:
             css, title = "flat", f"{count:,} examples unchanged"
         else:
             k = i - HIST_BINS - 1
             lo, hi = k * step, (k + 1) * step
-            css, title = "up", f"{count:,} examples changed by {fmt_delta(lo)} to {fmt_delta(hi)}"
+            css, title = above, f"{count:,} examples changed by {fmt_delta(lo)} to {fmt_delta(hi)}"
         bars.append(
             HistBar(
                 x=round(i * col + gap / 2, 2),
@@ -227,9 +230,9 @@ def _histogram(metric: str, deltas: list[float]) -> Histogram:
         height=height,
         bars=tuple(bars),
         span=_tick(span),
-        worse=sum(neg),
+        worse=sum(neg) if higher_is_better else sum(pos),
         same=same,
-        better=sum(pos),
+        better=sum(pos) if higher_is_better else sum(neg),
         max_count=peak,
     )
 
@@ -272,7 +275,11 @@ def example_data(result: RunResult) -> dict[str, Any]:
                 "f": flags,
             }
         )
-    return {"suites": suites, "metrics": metrics, "tags": tags, "rows": rows}
+    lower = {m.metric for s in result.suites for m in s.metrics if not m.higher_is_better}
+    data: dict[str, Any] = {"suites": suites, "metrics": metrics, "tags": tags, "rows": rows}
+    # Metrics where lower is better (TER): the script colours, filters and sorts by worsening.
+    data["lower"] = [i for i, name in enumerate(metrics) if name in lower]
+    return data
 
 
 def render_html(result: RunResult) -> str:

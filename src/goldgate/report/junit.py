@@ -36,6 +36,8 @@ def _details(check: CheckResult) -> str:
         f"delta: {fmt_delta(check.delta)}",
         f"interval: {fmt_interval(check.interval)}",
     ]
+    if not check.higher_is_better:
+        lines.append("direction: lower is better (a positive delta is a worsening)")
     if check.flips is not None:
         lines.append(f"flips: {check.flips}")
     return "\n".join(lines)

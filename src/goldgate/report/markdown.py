@@ -181,7 +181,8 @@ def _suite_section(suite: SuiteView, ci: str) -> list[str]:
         for sl in shown:
             r = sl.row
             lines.append(
-                f"| {code(sl.tag)} | {sl.n_examples:,} | {escape(r.metric)} | {r.baseline} "
+                f"| {code(sl.tag)} | {sl.n_examples:,} | {escape(r.metric)}{_lower_note(r)} "
+                f"| {r.baseline} "
                 f"| {r.current} | {_delta(r)} | {r.interval} |"
             )
         if len(suite.moved_slices) > len(shown):
@@ -190,7 +191,12 @@ def _suite_section(suite: SuiteView, ci: str) -> list[str]:
     return lines
 
 
+def _lower_note(row: MetricRow) -> str:
+    return "" if row.higher_is_better else " (lower is better)"
+
+
 def _delta(row: MetricRow) -> str:
+    # Bold marks a worsening in the metric's direction (a rise for TER), not a minus sign.
     if row.direction == "down":
         return f"**{row.delta}**"
     return row.delta
@@ -199,8 +205,8 @@ def _delta(row: MetricRow) -> str:
 def _metric_line(row: MetricRow) -> str:
     status = f"{row.status_icon} {row.status_label}".strip()
     return (
-        f"| {escape(row.metric)} | {row.baseline} | {row.current} | {_delta(row)} "
-        f"| {row.interval} | {status} |"
+        f"| {escape(row.metric)}{_lower_note(row)} | {row.baseline} | {row.current} "
+        f"| {_delta(row)} | {row.interval} | {status} |"
     )
 
 

@@ -20,6 +20,7 @@ from goldgate.result import (
     RunResult,
     SuiteResult,
     Verdict,
+    gain,
 )
 
 #: decimals shown for every score, delta and interval bound (points on the 0-100 scale)
@@ -115,12 +116,20 @@ def fmt_threshold(check: CheckResult) -> str:
     return f"{check.rule} {check.threshold:g}"
 
 
-def direction(delta: float | None) -> str:
-    """``down``, ``up``, ``flat`` or ``none``: the CSS class of a delta."""
+def direction(delta: float | None, higher_is_better: bool = True) -> str:
+    """``down`` (worse), ``up`` (better), ``flat`` or ``none``: the CSS class of a delta.
+
+    The class says worse or better, not the sign: a TER delta of +2 is ``down`` (red).
+    """
     if delta is None or not math.isfinite(delta):
         return "none"
-    rounded = round_points(delta)
+    rounded = gain(round_points(delta), higher_is_better)
     return "down" if rounded < 0 else "up" if rounded > 0 else "flat"
+
+
+def directions(suite: SuiteResult) -> dict[str, bool]:
+    """Each metric's ``higher_is_better`` in a suite (metrics it does not list: True)."""
+    return {m.metric: m.higher_is_better for m in suite.metrics}
 
 
 @dataclass(frozen=True)
@@ -129,6 +138,7 @@ class MetricRow:
 
     metric: str
     signature: str
+    higher_is_better: bool
     baseline: str
     current: str
     delta: str
@@ -182,6 +192,8 @@ class ScoreCell:
     current: float | None
     delta: float | None
     flip: str | None  # "wrong", "right" or None
+    #: the delta turned so that negative is worse (for TER, a rise)
+    gain: float | None = None
 
 
 @dataclass(frozen=True)
@@ -330,12 +342,13 @@ def metric_row(summary: MetricSummary, checks: Iterable[CheckResult] = ()) -> Me
     return MetricRow(
         metric=summary.metric,
         signature=summary.signature,
+        higher_is_better=summary.higher_is_better,
         baseline=fmt_points(summary.baseline),
         current=fmt_points(summary.current),
         delta=fmt_delta(summary.delta),
         interval=fmt_interval(iv),
         p_value=fmt_p(summary.p_value),
-        direction=direction(summary.delta),
+        direction=direction(summary.delta, summary.higher_is_better),
         status=status,
         status_label=STATUS_LABELS[status] if status else "not gated",
         status_icon=STATUS_ICONS[status] if status else "",
@@ -389,11 +402,12 @@ def _suite_view(suite: SuiteResult) -> SuiteView:
             slices.append(row)
             if _slice_moved(summary, checks):
                 moved.append(row)
-    moved.sort(key=lambda r: (r.row.delta_value or 0.0, r.tag, r.row.metric))
+    moved.sort(key=lambda r: (_row_gain(r.row), r.tag, r.row.metric))
     rank = ranking_metrics(suite)
+    higher = directions(suite)
     n_regressed = n_improved = 0
     for ex in suite.examples:
-        worst, best = _extremes(ex, rank)
+        worst, best = _extremes(ex, rank, higher)
         n_regressed += bool(ex.flipped_to_wrong) or (worst is not None and worst < 0)
         n_improved += bool(ex.flipped_to_right) or (best is not None and best > 0)
     return SuiteView(
@@ -428,26 +442,34 @@ def ranking_metrics(suite: SuiteResult) -> tuple[str, ...]:
     return tuple(sorted({k for ex in suite.examples for k in ex.scores}))
 
 
-def _deltas(ex: ExampleResult, metrics: Sequence[str]) -> list[float]:
+def _row_gain(row: MetricRow) -> float:
+    return gain(row.delta_value or 0.0, row.higher_is_better)
+
+
+def _gains(ex: ExampleResult, metrics: Sequence[str], higher: dict[str, bool]) -> list[float]:
+    """Per-metric changes of one example, negative when worse in the metric's direction."""
     out = []
     for name in metrics:
         cur, base = ex.scores.get(name), ex.baseline_scores.get(name)
         if cur is not None and base is not None:
-            out.append(round_points(cur - base))
+            out.append(gain(round_points(cur - base), higher.get(name, True)))
     return out
 
 
-def _extremes(ex: ExampleResult, metrics: Sequence[str]) -> tuple[float | None, float | None]:
-    deltas = _deltas(ex, metrics)
-    return (min(deltas), max(deltas)) if deltas else (None, None)
+def _extremes(
+    ex: ExampleResult, metrics: Sequence[str], higher: dict[str, bool]
+) -> tuple[float | None, float | None]:
+    gains = _gains(ex, metrics, higher)
+    return (min(gains), max(gains)) if gains else (None, None)
 
 
 def worst_regressed(suite: SuiteResult) -> list[ExampleResult]:
-    """The suite's regressed examples, worst first (largest drop, then flips, then id)."""
+    """The suite's regressed examples, worst first (largest worsening, then flips, then id)."""
     rank = ranking_metrics(suite)
+    higher = directions(suite)
     keyed = []
     for ex in suite.examples:
-        worst, _ = _extremes(ex, rank)
+        worst, _ = _extremes(ex, rank, higher)
         if ex.flipped_to_wrong or (worst is not None and worst < 0):
             keyed.append(((worst if worst is not None else 0.0), -len(ex.flipped_to_wrong), ex.id))
     order = {ex.id: ex for ex in suite.examples}
@@ -458,6 +480,7 @@ def example_row(suite: SuiteResult, ex: ExampleResult) -> ExampleRow:
     """Format one example, with the word diff of its baseline and current outputs."""
     names = [m.metric for m in suite.metrics] or sorted(ex.scores)
     extra = sorted(k for k in ex.scores if k not in names)
+    higher = directions(suite)
     cells = []
     for name in [*names, *extra]:
         cur, base = ex.scores.get(name), ex.baseline_scores.get(name)
@@ -468,23 +491,25 @@ def example_row(suite: SuiteResult, ex: ExampleResult) -> ExampleRow:
             if name in ex.flipped_to_right
             else None
         )
+        delta = None if cur is None or base is None else round_points(cur - base)
         cells.append(
             ScoreCell(
                 metric=name,
                 baseline=None if base is None else round_points(base),
                 current=None if cur is None else round_points(cur),
-                delta=None if cur is None or base is None else round_points(cur - base),
+                delta=delta,
                 flip=flip,
+                gain=None if delta is None else gain(delta, higher.get(name, True)),
             )
         )
     rank = set(ranking_metrics(suite))
-    ranked = [c for c in cells if c.metric in rank and c.delta is not None]
-    worst = min(ranked, key=lambda c: c.delta or 0.0) if ranked else None
+    ranked = [c for c in cells if c.metric in rank and c.gain is not None]
+    worst = min(ranked, key=lambda c: c.gain or 0.0) if ranked else None
     if ex.baseline_output is None:
         diff: tuple[DiffOp, ...] = (DiffOp("equal", ex.output),) if ex.output else ()
     else:
         diff = tuple(word_diff(ex.baseline_output, ex.output))
-    deltas = [c.delta for c in ranked if c.delta is not None]
+    gains = [c.gain for c in ranked if c.gain is not None]
     return ExampleRow(
         suite=suite.name,
         id=ex.id,
@@ -496,8 +521,8 @@ def example_row(suite: SuiteResult, ex: ExampleResult) -> ExampleRow:
         diff=diff,
         scores=tuple(cells),
         worst=worst,
-        regressed=bool(ex.flipped_to_wrong) or any(d < 0 for d in deltas),
-        improved=bool(ex.flipped_to_right) or any(d > 0 for d in deltas),
+        regressed=bool(ex.flipped_to_wrong) or any(g < 0 for g in gains),
+        improved=bool(ex.flipped_to_right) or any(g > 0 for g in gains),
         new=ex.new,
     )
 

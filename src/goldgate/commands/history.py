@@ -1,0 +1,147 @@
+"""``goldgate history``: recorded runs per suite and metric, and the blessed timeline."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import asdict
+from datetime import UTC, datetime, timedelta
+
+from goldgate.commands._common import add_config_argument, load, number, table
+from goldgate.errors import UsageError
+
+HELP = "Show recorded runs per suite and metric, and the blessed timeline from git."
+
+_RELATIVE = re.compile(r"^(\d+)([dhw])$")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the options of ``goldgate history``."""
+    add_config_argument(parser)
+    parser.add_argument(
+        "--suite", dest="suites", action="append", metavar="NAME", help="only this suite (repeat)"
+    )
+    parser.add_argument(
+        "--metric", dest="metrics", action="append", metavar="NAME", help="only this metric"
+    )
+    parser.add_argument(
+        "--since",
+        metavar="WHEN",
+        help="only runs since WHEN: a date (2026-11-30), a UTC time (2026-11-30T12:00) or an age"
+        " (7d, 12h, 2w)",
+    )
+    parser.add_argument("--branch", metavar="NAME", help="only runs on this branch")
+    parser.add_argument(
+        "--last",
+        type=int,
+        default=10,
+        metavar="N",
+        help="the last N runs per suite and metric (default 10; 0 for all)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+
+def parse_since(text: str, *, now: datetime | None = None) -> str:
+    """A ``--since`` value → the ISO 8601 UTC prefix recorded times are compared with."""
+    now = datetime.now(UTC) if now is None else now
+    match = _RELATIVE.match(text.strip())
+    if match:
+        amount, unit = int(match.group(1)), match.group(2)
+        delta = {"d": timedelta(days=amount), "h": timedelta(hours=amount)}.get(
+            unit, timedelta(weeks=amount)
+        )
+        return (now - delta).isoformat(timespec="seconds")
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise UsageError(
+            f"--since {text!r}: expected a date (2026-11-30), a time (2026-11-30T12:00) or an"
+            " age (7d, 12h, 2w)"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print (or write) the history; 0, or 2 on a usage or input error."""
+    from goldgate.history.query import load_history
+
+    if args.last < 0:
+        raise UsageError("--last must be 0 or more")
+    since = parse_since(args.since) if args.since else None
+    config = load(args)
+    view = load_history(
+        config,
+        suites=args.suites or (),
+        metrics=args.metrics or (),
+        since=since,
+        branch=args.branch,
+        last=args.last or None,
+    )
+    for warning in view.warnings:
+        print(f"goldgate: {_inert(warning)}", file=sys.stderr)
+    if args.json:
+        document = {
+            "runs": [asdict(row) for row in view.rows],
+            "blessed": [
+                {
+                    "commit": bless.commit,
+                    "date": bless.date,
+                    "subject": bless.subject,
+                    "scores": [
+                        {"suite": s, "metric": m, "score": v.score, "signature": v.signature}
+                        for (s, m), v in bless.scores.items()
+                    ],
+                }
+                for bless in view.blessed
+            ],
+            "flaky": [asdict(item) for item in view.flaky],
+        }
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        return 0
+    print(render_table(view))
+    return 0
+
+
+def render_table(view: object) -> str:
+    """The plain-text tables: per suite and metric, recorded runs, then the blessed trend."""
+    from goldgate.history.query import HistoryView
+
+    assert isinstance(view, HistoryView)
+    lines: list[str] = []
+    if not view.rows and not view.blessed:
+        return "no history recorded yet: every `goldgate run` adds to it"
+    for (suite, metric), rows in view.series().items():
+        lines.append(f"suite {suite}, metric {metric}: last {len(rows)} runs")
+        header = ["when", "commit", "branch", "score", "interval", "baseline", "status"]
+        body = [
+            [
+                row.created_at,
+                (row.commit or "-")[:8] + ("+" if row.dirty else ""),
+                _inert(row.branch or "-"),
+                number(row.score),
+                "-" if row.low is None or row.high is None else f"[{row.low:.2f}, {row.high:.2f}]",
+                number(row.baseline),
+                row.status or row.verdict,
+            ]
+            for row in rows
+        ]
+        lines.append(table(header, body))
+        lines.append("")
+    trends = view.blessed_trends()
+    if trends:
+        lines.append(f"blessed timeline ({len(view.blessed)} blesses in git):")
+        for (suite, metric), points in trends.items():
+            shown = " → ".join(f"{p.score:.2f}" for p in points[-8:])
+            more = "… → " if len(points) > 8 else ""
+            lines.append(f"  {suite} {metric}: {more}{shown}")
+    return "\n".join(lines).rstrip()
+
+
+def _inert(text: str) -> str:
+    """Commit messages and branch names are not ours: control characters shown escaped."""
+    shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+    return " " + shown if shown.startswith("::") else shown

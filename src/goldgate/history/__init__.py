@@ -1,0 +1,1 @@
+"""The run history: an embedded SQLite store of every run, and the blessed timeline from git."""

@@ -1,0 +1,487 @@
+"""The history store: one SQLite file (``.goldgate/history.sqlite``) every run appends to.
+
+Design points, each for a reason:
+
+- **Versioned schema.** ``PRAGMA user_version`` holds the schema version; :data:`MIGRATIONS`
+  lists the steps from an empty file, so a database written by an older goldgate is brought
+  up to date in one transaction when it is opened (and a concurrent opener waits, then finds
+  the work done).
+- **WAL journal** and a generous busy timeout: two runs finishing at once both append, one
+  waiting for the other's short write transaction.
+- **Never fails the gate.** A damaged file, or one written by a newer goldgate (a schema
+  version above ours), is renamed aside (``history.sqlite.damaged-<time>``,
+  ``history.sqlite.v<N>-<time>``) with a warning and a fresh store is started; anything
+  else that stops a write (a read-only folder, a lock held too long) is a warning and the
+  run is simply not recorded. :func:`record_run` returns those warnings; it never raises a
+  store problem.
+- Per-example scores are kept as one JSON array per suite and metric (aligned with the
+  suite's ids), not one row per example: recording a 10,000-example run is then a handful
+  of inserts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+#: Schema steps; step i brings a database from version i to i + 1. Never edit a released step.
+MIGRATIONS: tuple[str, ...] = (
+    # 1: runs and one score per suite and metric
+    """
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        commit_sha TEXT,
+        branch TEXT,
+        dirty INTEGER NOT NULL DEFAULT 0,
+        config_hash TEXT,
+        system TEXT,
+        verdict TEXT NOT NULL,
+        goldgate_version TEXT NOT NULL
+    );
+    CREATE INDEX runs_by_time ON runs (created_at);
+    CREATE TABLE scores (
+        run_id INTEGER NOT NULL REFERENCES runs (id),
+        suite TEXT NOT NULL,
+        metric TEXT NOT NULL,
+        signature TEXT NOT NULL,
+        score REAL NOT NULL,
+        low REAL,
+        high REAL,
+        baseline REAL,
+        PRIMARY KEY (run_id, suite, metric)
+    );
+    """,
+    # 2: where a run came from, its commit's subject, the gate's status per metric, and
+    #    per-example scores with the digest of each golden record (to find flaky examples)
+    """
+    ALTER TABLE runs ADD COLUMN source TEXT NOT NULL DEFAULT 'run';
+    ALTER TABLE runs ADD COLUMN message TEXT;
+    ALTER TABLE scores ADD COLUMN status TEXT;
+    ALTER TABLE scores ADD COLUMN example_scores TEXT;
+    CREATE TABLE suites (
+        run_id INTEGER NOT NULL REFERENCES runs (id),
+        suite TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        n_examples INTEGER NOT NULL,
+        ids TEXT NOT NULL,
+        digests TEXT NOT NULL,
+        PRIMARY KEY (run_id, suite)
+    );
+    CREATE INDEX scores_by_metric ON scores (suite, metric, run_id);
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+#: seconds a writer waits for another's transaction before giving up (and warning)
+BUSY_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True)
+class MetricRecord:
+    """One metric of one suite in one run."""
+
+    suite: str
+    metric: str
+    signature: str
+    score: float
+    #: the score's confidence band (baseline + the delta's interval), when there is one
+    low: float | None = None
+    high: float | None = None
+    baseline: float | None = None
+    #: the worst status of the gate's checks on this metric (fail, forgiven, ...), if gated
+    status: str | None = None
+    #: per-example scores aligned with the suite's ids (empty when not kept)
+    examples: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class SuiteRecord:
+    """One suite in one run: its verdict and the ids and record digests of its examples."""
+
+    suite: str
+    verdict: str
+    ids: tuple[str, ...] = ()
+    digests: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """Everything one run leaves in the history."""
+
+    created_at: str
+    verdict: str
+    goldgate_version: str
+    commit: str | None = None
+    branch: str | None = None
+    dirty: bool = False
+    message: str | None = None
+    config_hash: str | None = None
+    system: str | None = None
+    source: str = "run"
+    suites: tuple[SuiteRecord, ...] = ()
+    metrics: tuple[MetricRecord, ...] = ()
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One metric of one suite in one recorded run, as ``goldgate history`` shows it."""
+
+    run_id: int
+    created_at: str
+    commit: str | None
+    branch: str | None
+    dirty: bool
+    message: str | None
+    source: str
+    verdict: str
+    suite: str
+    metric: str
+    signature: str
+    score: float
+    low: float | None
+    high: float | None
+    baseline: float | None
+    status: str | None
+
+
+@dataclass(frozen=True)
+class ExampleSeries:
+    """Per-example scores of one suite and metric over runs, oldest first."""
+
+    run_ids: list[int]
+    #: id -> [(run id, record digest, score)], in run order
+    examples: dict[str, list[tuple[int, str, float]]] = field(default_factory=dict)
+
+
+class StoreProblem(Exception):
+    """The store could not be used; the message says why (turned into a warning)."""
+
+
+def _damage(exc: sqlite3.Error) -> bool:
+    """True for errors that mean the file itself is bad (not a lock or a permission)."""
+    if isinstance(exc, sqlite3.OperationalError):
+        text = str(exc).lower()
+        return "no such table" in text or "no such column" in text or "malformed" in text
+    return isinstance(exc, sqlite3.DatabaseError)
+
+
+class HistoryStore:
+    """An open history database (use :func:`open_store`)."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self._db = connection
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._db.close()
+
+    def __enter__(self) -> HistoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        # IMMEDIATE takes the write lock at once, so two writers queue instead of deadlocking.
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def append(self, record: RunRecord) -> int:
+        """Append one run; returns its id."""
+        with self._write() as db:
+            cursor = db.execute(
+                "INSERT INTO runs (created_at, commit_sha, branch, dirty, config_hash, system,"
+                " verdict, goldgate_version, source, message) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (
+                    record.created_at,
+                    record.commit,
+                    record.branch,
+                    int(record.dirty),
+                    record.config_hash,
+                    record.system,
+                    record.verdict,
+                    record.goldgate_version,
+                    record.source,
+                    record.message,
+                ),
+            )
+            run_id = cursor.lastrowid
+            assert run_id is not None  # an INSERT always sets it
+            db.executemany(
+                "INSERT INTO suites (run_id, suite, verdict, n_examples, ids, digests)"
+                " VALUES (?,?,?,?,?,?)",
+                [
+                    (
+                        run_id,
+                        s.suite,
+                        s.verdict,
+                        len(s.ids),
+                        _json_list(s.ids),
+                        _json_list(s.digests),
+                    )
+                    for s in record.suites
+                ],
+            )
+            db.executemany(
+                "INSERT INTO scores (run_id, suite, metric, signature, score, low, high,"
+                " baseline, status, example_scores) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        run_id,
+                        m.suite,
+                        m.metric,
+                        m.signature,
+                        m.score,
+                        m.low,
+                        m.high,
+                        m.baseline,
+                        m.status,
+                        _json_list(m.examples) if m.examples else None,
+                    )
+                    for m in record.metrics
+                ],
+            )
+        return run_id
+
+    def rows(
+        self,
+        *,
+        suites: Sequence[str] = (),
+        metrics: Sequence[str] = (),
+        since: str | None = None,
+        branch: str | None = None,
+        last: int | None = None,
+    ) -> list[HistoryRow]:
+        """Recorded scores, oldest first; ``last`` keeps the newest N per suite and metric."""
+        where = []
+        params: list[object] = []
+        if suites:
+            where.append(f"s.suite IN ({','.join('?' * len(suites))})")
+            params += list(suites)
+        if metrics:
+            where.append(f"s.metric IN ({','.join('?' * len(metrics))})")
+            params += list(metrics)
+        if since is not None:
+            where.append("r.created_at >= ?")
+            params.append(since)
+        if branch is not None:
+            where.append("r.branch = ?")
+            params.append(branch)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        query = (
+            "SELECT r.id, r.created_at, r.commit_sha, r.branch, r.dirty, r.message, r.source,"
+            " r.verdict, s.suite, s.metric, s.signature, s.score, s.low, s.high, s.baseline,"
+            " s.status, ROW_NUMBER() OVER (PARTITION BY s.suite, s.metric ORDER BY r.id DESC)"
+            f" AS age FROM scores s JOIN runs r ON r.id = s.run_id {clause}"
+        )
+        if last is not None:
+            query = f"SELECT * FROM ({query}) WHERE age <= ?"
+            params.append(last)
+        query += " ORDER BY 9, 10, 1"
+        return [
+            HistoryRow(
+                run_id=row[0],
+                created_at=row[1],
+                commit=row[2],
+                branch=row[3],
+                dirty=bool(row[4]),
+                message=row[5],
+                source=row[6],
+                verdict=row[7],
+                suite=row[8],
+                metric=row[9],
+                signature=row[10],
+                score=row[11],
+                low=row[12],
+                high=row[13],
+                baseline=row[14],
+                status=row[15],
+            )
+            for row in self._db.execute(query, params)
+        ]
+
+    def example_series(self, suite: str, metric: str, run_ids: Sequence[int]) -> ExampleSeries:
+        """Per-example scores of one suite and metric in those of ``run_ids`` that kept them."""
+        series = ExampleSeries(run_ids=[])
+        if not run_ids:
+            return series
+        marks = ",".join("?" * len(run_ids))
+        query = (
+            "SELECT s.run_id, u.ids, u.digests, s.example_scores FROM scores s"
+            " JOIN suites u ON u.run_id = s.run_id AND u.suite = s.suite"
+            " WHERE s.suite = ? AND s.metric = ? AND s.example_scores IS NOT NULL"
+            f" AND s.run_id IN ({marks}) ORDER BY s.run_id"
+        )
+        for run_id, ids, digests, scores in self._db.execute(query, [suite, metric, *run_ids]):
+            series.run_ids.append(run_id)
+            for example_id, digest, score in zip(
+                json.loads(ids), json.loads(digests), json.loads(scores), strict=True
+            ):
+                series.examples.setdefault(example_id, []).append((run_id, digest, score))
+        return series
+
+    def count_runs(self) -> int:
+        """How many runs are recorded."""
+        return int(self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+
+
+def _json_list(values: Sequence[object]) -> str:
+    return json.dumps(list(values), ensure_ascii=False, separators=(",", ":"))
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE), never implicit.
+    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    try:
+        db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        mode = db.execute("PRAGMA journal_mode = WAL").fetchone()
+        if mode is None or str(mode[0]).lower() != "wal":
+            log.debug("history: %s is not in WAL mode (%s)", path, mode)
+        db.execute("PRAGMA synchronous = NORMAL")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _version(db: sqlite3.Connection) -> int:
+    return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _migrate(db: sqlite3.Connection, path: Path) -> None:
+    if _version(db) == SCHEMA_VERSION:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        version = _version(db)  # again, under the lock: another process may have migrated
+        if version > SCHEMA_VERSION:
+            raise _FutureVersion(version)
+        for step in range(version, SCHEMA_VERSION):
+            for statement in MIGRATIONS[step].split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            log.info("history: %s migrated to schema %d", path, step + 1)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+class _FutureVersion(Exception):
+    def __init__(self, version: int) -> None:
+        super().__init__(version)
+        self.version = version
+
+
+def set_aside(path: Path, label: str) -> Path:
+    """Rename the database and its WAL files to ``<name>.<label>-<time>``; returns the new path."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    target = path.with_name(f"{path.name}.{label}-{stamp}")
+    os.replace(path, target)
+    for suffix in ("-wal", "-shm"):
+        companion = path.with_name(path.name + suffix)
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(companion, target.with_name(target.name + suffix))
+    return target
+
+
+def open_store(path: Path, *, create: bool = True) -> tuple[HistoryStore, list[str]]:
+    """Open (creating and migrating as needed) the store at ``path``.
+
+    Returns the store and warnings: a damaged or newer-version file is set aside and a fresh
+    one started. Raises :class:`StoreProblem` when no store can be opened at all (a read-only
+    folder, a lock that outlasted the busy timeout), or when ``create`` is False and there is
+    no file.
+    """
+    warnings: list[str] = []
+    if not create and not path.exists():
+        raise StoreProblem(f"{path}: no history recorded yet")
+    for attempt in range(2):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            db = _connect(path)
+        except OSError as exc:
+            raise StoreProblem(f"{path}: cannot open the history: {exc.strerror or exc}") from None
+        except sqlite3.Error as exc:
+            if attempt == 0 and _damage(exc) and path.exists():
+                warnings.append(_aside_message(path, "damaged", str(exc)))
+                continue
+            raise StoreProblem(f"{path}: cannot open the history: {exc}") from None
+        try:
+            _migrate(db, path)
+            db.execute("SELECT 1 FROM runs, scores, suites LIMIT 1").fetchall()
+        except _FutureVersion as future:
+            db.close()
+            if attempt == 0:
+                warnings.append(
+                    _aside_message(
+                        path,
+                        f"v{future.version}",
+                        f"written by a newer goldgate (schema {future.version}, this one"
+                        f" reads up to {SCHEMA_VERSION})",
+                    )
+                )
+                continue
+            raise StoreProblem(f"{path}: schema {future.version} is newer than ours") from None
+        except sqlite3.Error as exc:
+            db.close()
+            if attempt == 0 and _damage(exc):
+                warnings.append(_aside_message(path, "damaged", str(exc)))
+                continue
+            raise StoreProblem(f"{path}: cannot use the history: {exc}") from None
+        return HistoryStore(path, db), warnings
+    raise StoreProblem(f"{path}: cannot open the history")  # pragma: no cover - loop returns
+
+
+def _aside_message(path: Path, label: str, reason: str) -> str:
+    try:
+        target = set_aside(path, "damaged" if label == "damaged" else label)
+    except OSError as exc:
+        raise StoreProblem(
+            f"{path}: the history is unusable ({reason}) and cannot be set aside:"
+            f" {exc.strerror or exc}"
+        ) from None
+    return (
+        f"history: {path} was unusable ({reason}); set aside as {target.name}, a new history"
+        " starts now"
+    )
+
+
+def append_safely(path: Path, record: RunRecord) -> tuple[int | None, list[str]]:
+    """Append ``record``; returns its id (None when not recorded) and warnings. Never raises."""
+    try:
+        store, warnings = open_store(path)
+    except StoreProblem as exc:
+        return None, [f"history: run not recorded: {exc}"]
+    try:
+        with store:
+            return store.append(record), warnings
+    except sqlite3.Error as exc:
+        if not _damage(exc):
+            return None, [*warnings, f"history: run not recorded: {path}: {exc}"]
+        damaged = str(exc)
+    # Damage found while writing: set the file aside and record into a fresh one.
+    try:
+        warnings.append(_aside_message(path, "damaged", damaged))
+        store, more = open_store(path)
+        with store:
+            return store.append(record), warnings + more
+    except (StoreProblem, sqlite3.Error) as exc:
+        return None, [*warnings, f"history: run not recorded: {exc}"]

@@ -405,3 +405,74 @@ def large_result(n_examples: int = 10_000) -> RunResult:
         update={"examples": last.examples[: per_suite - excess], "n_examples": per_suite - excess}
     )
     return result.model_copy(update={"suites": [*result.suites[:-1], trimmed]})
+
+
+Wording = Literal["failed", "forgiven", "improved", "mixed"]
+WORDINGS: tuple[Wording, ...] = ("failed", "forgiven", "improved", "mixed")
+
+
+def wording_result(which: Wording) -> RunResult:
+    """A result whose flagged checks are only failed, only forgiven, only improved, or all.
+
+    Each flagged check is the first check of one suite: qa's exact_match fails (82 -> 76),
+    summarize's rouge2 is forgiven (19.84 -> 17.51, p 0.09), translate's bleu rises 13.33
+    points beyond its 2.00 tolerance.
+    """
+    result = make_result("pass")
+    flagged = {
+        "failed": {"qa"},
+        "forgiven": {"summarize"},
+        "improved": {"translate"},
+        "mixed": {"qa", "summarize", "translate"},
+    }[which]
+    moves = {
+        "qa": ("exact_match", 82.0, 76.0, 2.5, 0.004, CheckStatus.FAIL, Verdict.REGRESSED),
+        "summarize": ("rouge2", 19.84, 17.51, 2.6, 0.09, CheckStatus.FORGIVEN, Verdict.PASS),
+        "translate": ("bleu", 31.12, 44.45, 2.0, 0.001, CheckStatus.IMPROVED, Verdict.IMPROVED),
+    }
+    suites = []
+    for suite in result.suites:
+        if suite.name not in flagged:
+            suites.append(suite)
+            continue
+        metric, base, cur, half, p, status, verdict = moves[suite.name]
+        summary = _summary(metric, base, cur, half_width=half, p_value=p)
+        check = _check(suite.name, summary, "max_drop", 2.0, status)
+        metrics = [summary if m.metric == metric else m for m in suite.metrics]
+        checks = [check, *[c for c in suite.checks if c.metric != metric]]
+        suites.append(
+            suite.model_copy(update={"metrics": metrics, "checks": checks, "verdict": verdict})
+        )
+    verdicts = [s.verdict for s in suites]
+    verdict = (
+        Verdict.REGRESSED
+        if Verdict.REGRESSED in verdicts
+        else Verdict.IMPROVED
+        if Verdict.IMPROVED in verdicts
+        else Verdict.PASS
+    )
+    hints = (
+        [
+            "suite 'translate' improved (bleu +13.33): run `goldgate bless` to make these scores"
+            " the new baseline"
+        ]
+        if verdict is Verdict.IMPROVED
+        else []
+    )
+    return result.model_copy(update={"suites": suites, "verdict": verdict, "hints": hints})
+
+
+def many_suites_result(n_suites: int = 300) -> RunResult:
+    """A regressed result with ``n_suites`` suites, each with a failed check and moved slices."""
+    base = make_result("regressed", n_examples=4)
+    qa = base.suites[0]
+    suites = [
+        qa.model_copy(
+            update={
+                "name": f"suite{i:03d}",
+                "checks": [c.model_copy(update={"suite": f"suite{i:03d}"}) for c in qa.checks],
+            }
+        )
+        for i in range(n_suites)
+    ]
+    return base.model_copy(update={"suites": suites})

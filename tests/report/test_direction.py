@@ -12,6 +12,7 @@ import pytest
 
 from goldgate.commands._common import summary
 from goldgate.config import load_config
+from goldgate.report.markdown import ident
 from goldgate.result import CheckStatus, RunResult, Verdict
 from goldgate.runner import bless, run
 
@@ -120,7 +121,7 @@ def _assert_reports(root: Path, result: RunResult, *, worsened: bool) -> None:
 
     # Markdown: a worsening delta is bold, whatever its sign; an improvement is not.
     markdown = (out / "report.md").read_text(encoding="utf-8")
-    escaped = spec.replace("_", "&#95;").replace(":", "&#58;")
+    escaped = ident(spec, table=True)
     (line,) = [
         ln for ln in markdown.splitlines() if ln.startswith(f"| {escaped} (lower is better)")
     ]

@@ -10,7 +10,14 @@ import pytest
 
 from goldgate.report import render
 from goldgate.report.html import example_data, script_json
-from tests.report.fixtures import HOSTILE, KINDS, hostile_result, make_result
+from tests.report.fixtures import (
+    HOSTILE,
+    KINDS,
+    WORDINGS,
+    hostile_result,
+    make_result,
+    wording_result,
+)
 
 
 class _Page(HTMLParser):
@@ -115,3 +122,24 @@ def test_only_the_timestamp_varies() -> None:
     assert re.sub(r"20\d\d-\d\d-\d\dT[\d:+]+", "T", a) == re.sub(
         r"20\d\d-\d\d-\d\dT[\d:+]+", "T", b
     )
+
+
+@pytest.mark.parametrize("which", WORDINGS)
+def test_check_sections_are_named_for_what_they_hold(which: str) -> None:
+    html = render(wording_result(which), "html")  # type: ignore[arg-type]
+    headings = re.findall(r'<section class="checks-flagged[^"]*"[^>]*>\s*<h2>([^<]*)</h2>', html)
+    expected = {
+        "failed": ["Failed (1)"],
+        "forgiven": ["Forgiven as noise (1)"],
+        "improved": ["Improved (1)"],
+        "mixed": ["Failed (1)", "Forgiven as noise (1)", "Improved (1)"],
+    }[which]
+    assert headings == expected
+    if which in ("improved", "mixed"):
+        assert "rose 13.33 points (31.12 \u2192 44.45), more than the 2.00 tolerance; bless" in html
+
+
+def test_backticks_in_hints_are_code_not_literal_backticks() -> None:
+    html = render(wording_result("improved"), "html")
+    assert "run <code>goldgate bless</code> to make these scores" in html
+    assert "`goldgate bless`" not in html

@@ -6,8 +6,25 @@ from html.parser import HTMLParser
 import pytest
 
 from goldgate.report import render
-from goldgate.report.markdown import MARKER, MAX_CHARS, escape, escape_block, render_markdown
-from tests.report.fixtures import HOSTILE, KINDS, hostile_result, large_result, make_result
+from goldgate.report.markdown import (
+    MARKER,
+    MAX_CHARS,
+    code,
+    html_text,
+    ident,
+    prose,
+    render_markdown,
+)
+from tests.report.fixtures import (
+    HOSTILE,
+    KINDS,
+    WORDINGS,
+    hostile_result,
+    large_result,
+    make_result,
+    many_suites_result,
+    wording_result,
+)
 from tests.report.snapshot import assert_snapshot
 
 GITHUB_LIMIT = 65_000
@@ -58,21 +75,106 @@ def test_tiny_budget_keeps_the_verdict() -> None:
     text = render_markdown(make_result("regressed"), max_chars=1_500)
     assert len(text) <= 1_500
     assert "goldgate: regressed" in text
-    assert "truncated" in text
+    assert "left out to fit a comment" in text
 
 
 @pytest.mark.parametrize("evil", HOSTILE)
 def test_escape_neutralises(evil: str) -> None:
-    for out in (escape(evil), escape_block(evil)):
-        assert "<" not in out.replace("&#60;", "").replace("&lt;", "")
+    # In an HTML block only < > & act; on a Markdown line a code span holds everything.
+    for out in (html_text(evil), html_text(evil, newline="\n")):
+        assert "<" not in out and ">" not in out.replace("&gt;", "")
         assert not re.search(r"@\w", out)
-    assert not re.search(r"[\[\]()!`|*_]", escape(evil))
+    for out in (code(evil), code(evil, table=True), prose(evil), ident(evil)):
+        assert not re.search(r"@\w", out)
+        assert "\n" not in out
 
 
-def test_escape_line_start() -> None:
-    assert escape("- item") == "&#45; item"
-    assert escape("12. item").startswith("12&#46;")
-    assert escape("# title").startswith("&#35;")
+def test_code_span_fence_is_longer_than_any_backtick_run() -> None:
+    assert code("a `b` c") == "``a `b` c``"
+    assert code("```") == "```` ``` ````"
+    assert code("x|y", table=True) == "`x\\|y`"
+    assert code("") == "\u2205"
+
+
+def test_identifiers_and_plain_words_are_written_as_they_are() -> None:
+    for name in ("exact_match", "rougeLsum", "chrf++", "0.1.0", "2026-11-30T12:00:00+00:00"):
+        assert ident(name) == name
+    for name in ("_private", "http://x.example", "www.example.com", "a*b", "<b>"):
+        assert ident(name).startswith("`")
+    assert prose("Scores improved: run `goldgate bless` to accept.") == (
+        "Scores improved: run `goldgate bless` to accept."
+    )
+    assert prose("- item") == "`-` item"
+    assert prose("see <b>bold</b> now") == "see `<b>bold</b>` now"
+    assert prose("p = 0.004 < \u03b1 0.05") == "p = 0.004 < \u03b1 0.05"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_raw_markdown_has_no_character_references(kind: str) -> None:
+    # Nothing goldgate writes itself is hidden behind &#...; in the raw text.
+    text = render_markdown(make_result(kind))  # type: ignore[arg-type]
+    assert "&#" not in text
+    assert "qa::exact_match::max_drop" in text or kind == "pass" or kind == "improved"
+    assert "goldgate 0.1.0" in text
+
+
+@pytest.mark.parametrize("which", WORDINGS)
+def test_wording_snapshot(which: str) -> None:
+    text = render_markdown(wording_result(which))  # type: ignore[arg-type]
+    head = text.split("\n### ")[0]
+    assert_snapshot(f"wording-{which}.md", head + "\n")
+
+
+def test_sections_are_named_for_what_they_hold() -> None:
+    failed = render_markdown(wording_result("failed"))
+    assert "**Failed (1)**" in failed
+    assert "Forgiven" not in failed and "**Improved" not in failed
+    forgiven = render_markdown(wording_result("forgiven"))
+    assert "**Forgiven as noise (1)**" in forgiven and "**Failed" not in forgiven
+    improved = render_markdown(wording_result("improved"))
+    assert "**Improved (1)**" in improved and "**Failed" not in improved
+    assert (
+        "rose 13.33 points (31.12 \u2192 44.45), more than the 2.00 tolerance; bless to accept"
+        in (improved)
+    )
+    assert "improved beyond" not in improved
+
+
+def test_input_and_tags_beside_each_example() -> None:
+    text = render_markdown(make_result("regressed"))
+    block = text[text.index("<summary><code>qa-007</code>") :]
+    block = block[: block.index("</details>")]
+    assert "**Input**" in block and "<pre>question: question 7?</pre>" in block
+    summarize = text[text.index("<summary><code>summarize-002</code>") :]
+    assert summarize.split("</summary>")[0].endswith(
+        "tags: <code>legal</code> <code>medical</code> <code>short</code>"
+    )
+    assert "<pre>document 2</pre>" in summarize
+
+
+def test_examples_link_to_their_anchor_when_the_report_url_is_known() -> None:
+    url = "https://example.github.io/run/42/report.html"
+    text = render_markdown(make_result("regressed"), report_url=url)
+    assert f'<a href="{url}#qa-007"><code>qa-007</code></a>' in text
+    assert "<a href" not in render_markdown(make_result("regressed"))
+
+
+def test_truncation_cuts_between_blocks_never_inside_a_table() -> None:
+    # Issue 9, item 13: hundreds of regressed suites used to cut inside a table, so the
+    # "truncated" note rendered as one more table row.
+    text = render_markdown(many_suites_result(300))
+    assert len(text) <= MAX_CHARS
+    note = next(line for line in text.splitlines() if "left out to fit a comment" in line)
+    before = text[: text.index(note)]
+    assert before.endswith("\n\n"), "the note starts a block of its own"
+    assert not note.startswith("|")
+    html = _github_html(text)
+    parsed = _Collector()
+    parsed.feed(html)
+    assert "left out to fit a comment" not in "".join(
+        cell for cell in re.findall(r"<td>(.*?)</td>", html, flags=re.S)
+    )
+    assert html.count("<table>") == html.count("</table>")
 
 
 class _Collector(HTMLParser):

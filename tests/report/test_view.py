@@ -4,14 +4,16 @@ import pytest
 
 from goldgate.report.view import (
     build_view,
+    example_row,
     fmt_delta,
     fmt_interval,
     fmt_p,
     fmt_points,
+    ranking_metrics,
     round_points,
     worst_regressed,
 )
-from goldgate.result import CheckStatus, Interval, Verdict
+from goldgate.result import CheckResult, CheckStatus, Interval, MetricSummary, Verdict
 from tests.report.fixtures import KINDS, make_result
 
 
@@ -57,23 +59,72 @@ def test_a_verdict_that_contradicts_the_checks_is_shown_as_decided() -> None:
     assert build_view(result).verdict_label == "regressed"
 
 
-def test_worst_regressed_orders_by_drop_then_id() -> None:
+def test_worst_regressed_ranks_by_the_flagged_checks_metric_first() -> None:
     suite = make_result("regressed", n_examples=40).suites[1]
+    # summarize: rouge2's check was forgiven, rougeLsum's passed, length_ratio is not gated.
+    assert ranking_metrics(suite)[:2] == ("rouge2", "rougeLsum")
     worst = worst_regressed(suite)
     assert worst
     gated = {c.metric for c in suite.checks}
 
-    def drop(ex_id: str) -> float:
+    def delta(ex_id: str, metric: str) -> float:
         ex = next(e for e in suite.examples if e.id == ex_id)
-        return min(
-            round_points(ex.scores[m] - ex.baseline_scores[m])
-            for m in gated
-            if m in ex.baseline_scores
+        return round_points(ex.scores[metric] - ex.baseline_scores[metric])
+
+    keys = [(delta(ex.id, "rouge2"), delta(ex.id, "rougeLsum")) for ex in worst]
+    assert keys == sorted(keys)
+    # Every example with a drop in a gated metric is listed.
+    expected = {
+        e.id for e in suite.examples if e.baseline_scores and min(delta(e.id, m) for m in gated) < 0
+    }
+    assert {e.id for e in worst} == expected
+
+
+def test_examples_are_labelled_by_the_failed_checks_metric() -> None:
+    # A translation suite gated on BLEU and chrF whose BLEU check failed: BLEU ranks and
+    # labels its examples even where chrF fell further.
+    result = make_result("regressed", n_examples=30)
+    translate = result.suites[2]
+    bleu = next(m for m in translate.metrics if m.metric == "bleu")
+    chrf = next(m for m in translate.metrics if m.metric == "chrf")
+    failed = CheckResult(
+        suite="translate",
+        metric="bleu",
+        rule="max_drop",
+        threshold=1.0,
+        status=CheckStatus.FAIL,
+        message="",
+        current=bleu.current,
+        baseline=bleu.baseline,
+        delta=-3.0,
+    )
+    passed = failed.model_copy(update={"metric": "chrf", "status": CheckStatus.PASS})
+    translate = translate.model_copy(update={"checks": [passed, failed]})
+    assert ranking_metrics(translate)[0] == "bleu"
+    assert chrf.metric == "chrf"
+    worst = worst_regressed(translate)
+    rows = [example_row(translate, ex) for ex in worst]
+    assert all(r.worst is not None and r.worst.metric == "bleu" for r in rows)
+    bleu_deltas = [r.worst.delta for r in rows if r.worst is not None]
+    assert bleu_deltas == sorted(bleu_deltas)
+
+
+def test_slice_rule_is_the_same_up_and_down() -> None:
+    from goldgate.report.view import SLICE_MIN_MOVE, slice_moved
+
+    def summary(delta: float, p: float) -> MetricSummary:
+        return MetricSummary(
+            metric="exact_match",
+            signature="s",
+            current=60.0 + delta,
+            baseline=60.0,
+            delta=delta,
+            interval=Interval(low=delta - 50, high=delta + 50, level=0.95),
+            p_value=p,
         )
 
-    drops = [drop(ex.id) for ex in worst]
-    assert drops == sorted(drops)
-    assert all(d < 0 for d in drops)
-    # Every example with a drop in a gated metric is listed.
-    expected = {e.id for e in suite.examples if e.baseline_scores and drop(e.id) < 0}
-    assert {e.id for e in worst} == expected
+    # A slice that fell 100 -> 60 with p = 0.086 is listed, as is the same rise.
+    assert slice_moved(summary(-40.0, 0.086), [])
+    assert slice_moved(summary(+40.0, 0.086), [])
+    assert not slice_moved(summary(SLICE_MIN_MOVE - 0.01, 0.5), [])
+    assert not slice_moved(summary(-(SLICE_MIN_MOVE - 0.01), 0.5), [])

@@ -13,13 +13,14 @@ import base64
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from goldgate.report.view import (
     MetricRow,
@@ -28,6 +29,7 @@ from goldgate.report.view import (
     example_rows,
     fmt_delta,
     round_points,
+    slice_rule,
 )
 from goldgate.result import RunResult, SuiteResult
 
@@ -52,7 +54,21 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["delta"] = fmt_delta
+    env.filters["inline_code"] = inline_code
     return env
+
+
+def inline_code(text: str) -> Markup:
+    """Text whose backtick-quoted parts (``run `goldgate bless` ``) are shown as code.
+
+    Every part is escaped; only the ``<code>`` elements are added.
+    """
+    parts = re.split(r"`([^`\n]+)`", text)
+    out = [
+        f"<code>{escape(part)}</code>" if i % 2 else str(escape(part))
+        for i, part in enumerate(parts)
+    ]
+    return Markup("".join(out))
 
 
 def script_json(value: Any) -> Markup:
@@ -306,4 +322,5 @@ def render_html(result: RunResult) -> str:
         data=script_json(example_data(result)),
         csp=csp,
         icons=HTML_ICONS,
+        slice_rule=slice_rule(),
     )

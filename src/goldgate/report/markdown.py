@@ -1,29 +1,44 @@
 """The Markdown report: a GitHub PR comment and job summary, under GitHub's size limit.
 
-Model and golden text is untrusted. On a Markdown line every character that Markdown or HTML
-could act on is written as a numeric character reference, which both show as the literal
-character and never as syntax; an ``@`` is followed by a zero-width space so GitHub links no
-mention. Long texts sit in ``<pre>`` blocks, where GitHub runs no Markdown, autolinking or
-emoji, so only ``< > &`` need escaping there; the word diff adds only ``<del>`` and ``<ins>``.
+It is read raw as often as rendered (job logs, chats, diffs), so it escapes only where text
+from outside goldgate is inserted, and there as little as is safe:
+
+- untrusted text on a Markdown line goes in a code span (:func:`code`), whose fence is longer
+  than any backtick run inside, so nothing in it is Markdown, HTML, a link or a mention;
+- running text such as hints and errors (:func:`prose`) stays plain word by word, and only the
+  words that Markdown, GitHub or HTML could act on become code spans;
+- an identifier (suite, metric, version) that looks like one is written as is (:func:`ident`);
+- inside HTML blocks (``<summary>``, ``<pre>``), where GitHub runs no Markdown, only
+  ``< > &`` are escaped, as ``&lt; &gt; &amp;``.
+
+An ``@`` from outside is followed by a zero-width space, so no mention reaches GitHub.
+The report is assembled from whole blocks; when it must be cut, it is cut between blocks, so
+the note that says so never lands inside a table or a ``<details>``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from urllib.parse import quote
 
 from goldgate.report.diff import DiffOp
 from goldgate.report.view import (
     DASH,
+    CheckRow,
     ExampleRow,
     MetricRow,
     ReportView,
+    ScoreCell,
     SuiteView,
     build_view,
     clip,
     example_row,
     fmt_delta,
     fmt_points,
+    ranking_metrics,
+    shared_ids,
+    slice_rule,
     worst_regressed,
 )
 from goldgate.result import RunResult, SuiteResult
@@ -34,32 +49,37 @@ MARKER = "<!-- goldgate-report -->"
 MAX_CHARS = 60_000
 #: worst regressed examples shown per suite (fewer when the size budget runs out)
 MAX_EXAMPLES_PER_SUITE = 10
-#: characters of one text (reference, output) shown per example
+#: characters of one text (input, reference, output) shown per example
 MAX_TEXT_CHARS = 1_200
+#: characters of one identifier or tag shown inline
+MAX_INLINE_CHARS = 200
+MAX_TAGS_SHOWN = 10
 MAX_SLICES_PER_SUITE = 20
 MAX_CHECK_LINES = 40
 MAX_ERROR_CHARS = 2_000
 
-# ASCII characters that mean something to inline Markdown, to GitHub's extensions (tables,
-# strikethrough, math, URL autolinks) or to HTML. Those that only matter at a line start are
-# handled there.
-_INLINE_ACTIVE = frozenset("\\`*_{}[]()<>#!|~$:&\"'")
-_LINE_START = re.compile(r"\s*(?:[-+=>]|\d+[.)])")
-# Inside <pre> GitHub runs no Markdown: only HTML and mentions need care.
-_BLOCK_ACTIVE = frozenset("<>&")
-_ZWSP = "&#8203;"
+_ZWSP = "\u200b"
 _SEP = " \u00b7 "
+# An identifier written as is: no character Markdown, GitHub or HTML acts on inside a word.
+_IDENT = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.+:=/-]|(?<=[A-Za-z0-9])_(?=[A-Za-z0-9]))*")
+# What makes a word of running text unsafe as it is: inline syntax, an HTML tag or entity,
+# a URL or www. autolink, an issue reference, an emphasis underscore, math.
+_RISKY_WORD = re.compile(
+    r"[`\\*\[\]|~$@{}]|<[A-Za-z/!?]|&#?\w+;|://|www\.|#\d|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+# What makes the first word of a line a block marker: list, quote, heading, setext, fence.
+_LINE_START = re.compile(r"(?:[-+*>#=]|\d+[.)])")
 
 
-def _escape(text: str, active: frozenset[str], newline: str) -> str:
+def _clean(text: str, newline: str) -> str:
+    """Control characters as U+FFFD, line breaks as ``newline``, ``@`` defused."""
     out = []
     for ch in text.replace("\r\n", "\n").replace("\r", "\n"):
-        if ch in active:
-            out.append(f"&#{ord(ch)};")
+        if ch == "\n":
+            out.append(newline)
         elif ch == "@":
             out.append("@" + _ZWSP)
-        elif ch == "\n":
-            out.append(newline)
         elif ch == "\t" or (ch >= " " and ch != "\x7f" and ch not in "\u2028\u2029"):
             out.append(ch)
         else:
@@ -67,113 +87,163 @@ def _escape(text: str, active: frozenset[str], newline: str) -> str:
     return "".join(out)
 
 
-def escape(text: str) -> str:
-    """Make untrusted text literal on one line of GitHub Markdown or inside an HTML block."""
-    match = _LINE_START.match(text)
-    if not match:
-        return _escape(text, _INLINE_ACTIVE, " ")
-    k = match.end() - 1
-    return (
-        _escape(text[:k], _INLINE_ACTIVE, " ")
-        + f"&#{ord(text[k])};"
-        + _escape(text[k + 1 :], _INLINE_ACTIVE, " ")
-    )
+def code(text: str, *, table: bool = False, limit: int = MAX_INLINE_CHARS) -> str:
+    """Untrusted text as a code span on one Markdown line (``table``: inside a table cell)."""
+    shown, cut = clip(text, limit)
+    body = _clean(shown, " ")
+    if not body:
+        return "\u2205"
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", body)), default=0) + 1)
+    if body[0] in "` " or body[-1] in "` ":
+        body = f" {body} "  # one space each side is stripped by the parser
+    if table:
+        body = body.replace("|", "\\|")  # GFM unescapes it inside a cell, even in code
+    more = f"\u2026 ({cut:,} more characters)" if cut else ""
+    return f"{fence}{body}{fence}{more}"
 
 
-def escape_block(text: str) -> str:
-    """Make untrusted text literal inside a ``<pre>`` block, keeping its lines."""
-    return _escape(text, _BLOCK_ACTIVE, "\n")
+def ident(name: str, *, table: bool = False) -> str:
+    """A name (suite, metric, version) as is when it is a plain identifier, else in code."""
+    if len(name) <= MAX_INLINE_CHARS and _IDENT.fullmatch(name) and not _RISKY_WORD.search(name):
+        return name
+    return code(name, table=table)
 
 
-def code(text: str) -> str:
-    """Untrusted text in a ``<code>`` span."""
-    return f"<code>{escape(text)}</code>"
+def prose(text: str, *, limit: int = MAX_ERROR_CHARS) -> str:
+    """Running text from outside goldgate, on one Markdown line, as plain as is safe.
+
+    Words Markdown, GitHub or HTML would act on become code spans (a run of them one span);
+    a backtick-quoted part (``run `goldgate bless` ``) is shown as the code it means.
+    """
+    shown, cut = clip(text, limit)
+    out: list[str] = []
+    risky: list[str] = []
+
+    def flush() -> None:
+        if risky:
+            out.append(code(" ".join(risky), limit=limit))
+            risky.clear()
+
+    parts = re.split(r"(`[^`\n]+`)", _clean(shown, " ").replace(_ZWSP, ""))
+    first = True
+    for part in parts:
+        if part.startswith("`") and part.endswith("`") and len(part) > 2:
+            flush()
+            out.append(code(part[1:-1]))
+            first = False
+            continue
+        for word in part.split(" "):
+            if not word:
+                continue
+            if _RISKY_WORD.search(word) or (first and _LINE_START.match(word)):
+                risky.append(word)
+            else:
+                flush()
+                out.append(_clean(word, " "))
+            first = False
+    flush()
+    more = f" \u2026 ({cut:,} more characters)" if cut else ""
+    return " ".join(out) + more
 
 
-def render_markdown(result: RunResult, *, max_chars: int = MAX_CHARS) -> str:
-    """Render the Markdown report; never longer than ``max_chars``."""
+def html_text(text: str, *, newline: str = " ") -> str:
+    """Untrusted text inside an HTML block (``<summary>``, ``<pre>``): ``< > &`` escaped."""
+    cleaned = _clean(text, newline)
+    return cleaned.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def render_markdown(
+    result: RunResult, *, max_chars: int = MAX_CHARS, report_url: str | None = None
+) -> str:
+    """Render the Markdown report; never longer than ``max_chars``.
+
+    With ``report_url`` (where the HTML report will be published), each example shown links
+    to its anchor in it.
+    """
     view = build_view(result)
-    head = _head(view)
     tail = _footer(view)
+    blocks = _head_blocks(view)
     budget = max_chars - len(tail)
-    if len(head) > budget:
-        head = _cut(head, budget)
-        return head + tail
-    examples = _examples_section(result, budget - len(head))
-    return head + examples + tail
+    note = (
+        "_\u2026 {n} more {what} left out to fit a comment; the HTML report (report.html) "
+        "has everything._\n\n"
+    )
+    out: list[str] = []
+    used = 0
+    for i, block in enumerate(blocks):
+        remaining = len(blocks) - i - 1
+        reserve = len(note) + 20 if remaining else 0
+        if used + len(block) + reserve > budget and i > 0:
+            left = len(blocks) - i
+            out.append(note.format(n=f"{left:,}", what="section" if left == 1 else "sections"))
+            return "".join(out) + tail
+        out.append(block)
+        used += len(block)
+    examples = _examples_section(result, budget - used, report_url)
+    return "".join(out) + examples + tail
 
 
-def _cut(text: str, budget: int) -> str:
-    # The fixed part is line-based Markdown (tables, lists), so a cut at a line end leaves
-    # valid Markdown; the verdict is in the first lines and survives any cut.
-    note = "\n_\u2026 truncated to fit a comment; the HTML report has everything._\n\n"
-    end = text.rfind("\n", 0, max(0, budget - len(note)))
-    return text[: max(end, 0)] + note
-
-
-def _head(view: ReportView) -> str:
-    lines = [MARKER, f"## {view.verdict_icon} goldgate: {view.verdict_label}", ""]
-    lines += [escape(view.headline), ""]
+def _head_blocks(view: ReportView) -> list[str]:
+    """The verdict, the checks and each suite's tables: whole Markdown blocks, in order."""
+    blocks = [f"{MARKER}\n## {view.verdict_icon} goldgate: {view.verdict_label}\n\n"]
     meta = []
     if view.baseline:
         found = "" if view.baseline_found else " (not found: no baseline comparison)"
         meta.append(f"baseline {code(view.baseline)}{found}")
-    if view.significance:
-        meta.append(escape(view.significance))
-    else:
-        meta.append("significance off: plain thresholds")
-    lines += [" \u00b7 ".join(meta), ""]
+    meta.append(prose(view.significance) if view.significance else "significance off")
+    blocks.append(f"{prose(view.headline)}\n\n{_SEP.join(meta)}\n\n")
     if view.errors:
-        lines += ["> [!CAUTION]", "> **Errors**"]
-        for err in view.errors:
-            text, cut = clip(err, MAX_ERROR_CHARS)
-            more = f" \u2026 ({cut:,} more characters)" if cut else ""
-            lines.append(f"> - {escape(text)}{more}")
-        lines.append("")
+        lines = ["> [!CAUTION]", "> **Errors**"]
+        lines += [f"> - {prose(err)}" for err in view.errors]
+        blocks.append("\n".join(lines) + "\n\n")
     if view.hints:
-        lines += ["> [!TIP]"] + [f"> {escape(hint)}  " for hint in view.hints] + [""]
-    flagged = [*view.failed_checks, *view.forgiven_checks]
-    if flagged:
-        lines.append("**Checks that failed or were forgiven as noise**")
-        lines.append("")
-        for check in flagged[:MAX_CHECK_LINES]:
-            lines.append(f"- {check.status_icon} {code(check.id)}: {escape(check.message)}")
-        if len(flagged) > MAX_CHECK_LINES:
-            lines.append(f"- \u2026 and {len(flagged) - MAX_CHECK_LINES:,} more")
-        lines.append("")
+        lines = ["> [!TIP]"] + [f"> {prose(hint)}  " for hint in view.hints]
+        blocks.append("\n".join(lines) + "\n\n")
+    for title, checks in (
+        ("Failed", view.failed_checks),
+        ("Forgiven as noise", view.forgiven_checks),
+        ("Improved", view.improved_checks),
+    ):
+        if checks:
+            blocks.append(_checks_block(title, checks))
     for suite in view.suites:
-        lines += _suite_section(suite, view.ci_label)
-    return "\n".join(lines) + "\n"
+        blocks += _suite_blocks(suite, view.ci_label)
+    return blocks
 
 
-def _suite_section(suite: SuiteView, ci: str) -> list[str]:
-    lines = [
-        f"### {suite.verdict_icon} {code(suite.name)}: {suite.verdict_label}",
-        "",
-        f"{suite.n_examples:,} examples in {code(suite.goldens)}"
-        + (
-            f" \u00b7 {suite.n_regressed:,} regressed, {suite.n_improved:,} improved"
-            if suite.n_regressed or suite.n_improved
-            else ""
+def _checks_block(title: str, checks: Sequence[CheckRow]) -> str:
+    lines = [f"**{title} ({len(checks):,})**", ""]
+    for check in checks[:MAX_CHECK_LINES]:
+        lines.append(f"- {check.status_icon} {code(check.id)}: {prose(check.sentence)}")
+    if len(checks) > MAX_CHECK_LINES:
+        lines.append(
+            f"- \u2026 and {len(checks) - MAX_CHECK_LINES:,} more in the HTML report (report.html)"
         )
-        + (f" \u00b7 {suite.n_new:,} new" if suite.n_new else ""),
-        "",
+    return "\n".join(lines) + "\n\n"
+
+
+def _suite_blocks(suite: SuiteView, ci: str) -> list[str]:
+    counts = ""
+    if suite.n_regressed or suite.n_improved:
+        counts = f"{_SEP}{suite.n_regressed:,} regressed, {suite.n_improved:,} improved"
+    new = f"{_SEP}{suite.n_new:,} new" if suite.n_new else ""
+    blocks = [
+        f"### {suite.verdict_icon} {ident(suite.name)}: {suite.verdict_label}\n\n"
+        f"{suite.n_examples:,} examples in {code(suite.goldens)}{counts}{new}\n\n"
     ]
     if suite.error:
-        text, cut = clip(suite.error, MAX_ERROR_CHARS)
-        more = f" \u2026 ({cut:,} more characters)" if cut else ""
-        lines += [f"**Error:** {escape(text)}{more}", ""]
+        blocks.append(f"**Error:** {prose(suite.error)}\n\n")
     if suite.metrics:
-        lines += [
+        lines = [
             f"| metric | baseline | current | delta | {ci} | status |",
             "|:--|--:|--:|--:|:-:|:--|",
         ]
         lines += [_metric_line(row) for row in suite.metrics]
-        lines.append("")
+        blocks.append("\n".join(lines) + "\n\n")
     if suite.moved_slices:
         shown = suite.moved_slices[:MAX_SLICES_PER_SUITE]
-        lines += [
-            "**Slices that moved**",
+        lines = [
+            f"**Slices that moved in {ident(suite.name)}**",
             "",
             f"| slice | n | metric | baseline | current | delta | {ci} |",
             "|:--|--:|:--|--:|--:|--:|:-:|",
@@ -181,14 +251,18 @@ def _suite_section(suite: SuiteView, ci: str) -> list[str]:
         for sl in shown:
             r = sl.row
             lines.append(
-                f"| {code(sl.tag)} | {sl.n_examples:,} | {escape(r.metric)}{_lower_note(r)} "
-                f"| {r.baseline} "
+                f"| {code(sl.tag, table=True)} | {sl.n_examples:,} "
+                f"| {ident(r.metric, table=True)}{_lower_note(r)} | {r.baseline} "
                 f"| {r.current} | {_delta(r)} | {r.interval} |"
             )
+        rule = slice_rule()
         if len(suite.moved_slices) > len(shown):
-            lines += ["", f"_\u2026 and {len(suite.moved_slices) - len(shown):,} more._"]
-        lines.append("")
-    return lines
+            rule += (
+                f" The first {len(shown):,} of {len(suite.moved_slices):,} are shown; "
+                "the HTML report lists them all."
+            )
+        blocks.append("\n".join(lines) + f"\n\n{rule}\n\n")
+    return blocks
 
 
 def _lower_note(row: MetricRow) -> str:
@@ -205,12 +279,12 @@ def _delta(row: MetricRow) -> str:
 def _metric_line(row: MetricRow) -> str:
     status = f"{row.status_icon} {row.status_label}".strip()
     return (
-        f"| {escape(row.metric)}{_lower_note(row)} | {row.baseline} | {row.current} "
+        f"| {ident(row.metric, table=True)}{_lower_note(row)} | {row.baseline} | {row.current} "
         f"| {_delta(row)} | {row.interval} | {status} |"
     )
 
 
-def _examples_section(result: RunResult, budget: int) -> str:
+def _examples_section(result: RunResult, budget: int, report_url: str | None) -> str:
     ranked: list[tuple[SuiteResult, list[str]]] = []
     for suite in result.suites:
         worst = worst_regressed(suite)
@@ -219,17 +293,25 @@ def _examples_section(result: RunResult, budget: int) -> str:
     if not ranked:
         return ""
     header = "### Worst regressed examples\n\n"
-    legend = "Word diff from the baseline output: <del>removed</del> <ins>added</ins>.\n\n"
+    legend = (
+        "Ranked by the metric whose check failed, then the others. "
+        "Word diff from the baseline output: <del>removed</del> <ins>added</ins>.\n\n"
+    )
+    if len(header) + len(legend) + 200 > budget:
+        return ""
     parts = [header, legend]
     used = len(header) + len(legend)
+    shared = shared_ids(result)
     for suite, ids in ranked:
         by_id = {ex.id: ex for ex in suite.examples}
-        title = f"#### {code(suite.name)}\n\n"
+        rank = ranking_metrics(suite)
+        title = f"#### {ident(suite.name)}\n\n"
         blocks = []
         cost = len(title)
         stopped = False
         for ex_id in ids[:MAX_EXAMPLES_PER_SUITE]:
-            block = _example_block(example_row(suite, by_id[ex_id]))
+            row = example_row(suite, by_id[ex_id], rank=rank, shared=shared)
+            block = _example_block(row, report_url)
             # Keep room for the closing note of this and the following suites.
             if used + cost + len(block) + 200 > budget:
                 stopped = True
@@ -237,10 +319,13 @@ def _examples_section(result: RunResult, budget: int) -> str:
             blocks.append(block)
             cost += len(block)
         if not blocks:
-            note = f"_{len(ids):,} regressed examples in {code(suite.name)}: see the HTML report._"
-            if used + len(note) + 2 <= budget:
-                parts.append(note + "\n\n")
-                used += len(note) + 2
+            note = (
+                f"_{len(ids):,} regressed examples in {ident(suite.name)}: "
+                "see the HTML report (report.html)._\n\n"
+            )
+            if used + len(note) <= budget:
+                parts.append(note)
+                used += len(note)
             continue
         shown = len(blocks)
         note = ""
@@ -248,47 +333,65 @@ def _examples_section(result: RunResult, budget: int) -> str:
             why = " (size limit)" if stopped else ""
             note = (
                 f"_Showing {shown:,} of {len(ids):,} regressed examples{why}; "
-                "the HTML report has all._\n\n"
+                "the HTML report (report.html) has the rest._\n\n"
             )
         parts += [title, *blocks, note]
         used += cost + len(note)
     return "".join(parts)
 
 
-def _example_block(row: ExampleRow) -> str:
-    summary = [code(row.id)]
-    if row.worst is not None:
-        w = row.worst
-        summary.append(
-            f"{escape(w.metric)} {fmt_points(w.baseline)} \u2192 {fmt_points(w.current)} "
-            f"({fmt_delta(w.delta)})"
+def _score_text(cell: ScoreCell, first: bool) -> str:
+    name = html_text(cell.metric)
+    if first:
+        return (
+            f"{name} {fmt_points(cell.baseline)} \u2192 {fmt_points(cell.current)} "
+            f"({fmt_delta(cell.delta)})"
         )
+    return f"{name} {fmt_delta(cell.delta)}"
+
+
+def _example_block(row: ExampleRow, report_url: str | None = None) -> str:
+    label = f"<code>{html_text(clip(row.id, MAX_INLINE_CHARS)[0])}</code>"
+    if report_url:
+        href = html_text(f"{report_url}#{quote(row.anchor, safe='/')}").replace('"', "&quot;")
+        label = f'<a href="{href}">{label}</a>'
+    summary = [label]
+    moved = [c for c in row.ranked if c.delta]
+    if moved:
+        summary.append(", ".join(_score_text(c, i == 0) for i, c in enumerate(moved[:4])))
     flips = [c.metric for c in row.scores if c.flip == "wrong"]
     if flips:
-        summary.append("flipped to wrong: " + ", ".join(escape(m) for m in flips))
+        summary.append("flipped to wrong: " + ", ".join(html_text(m) for m in flips))
     if row.tags:
-        summary.append("tags: " + " ".join(code(t) for t in row.tags[:5]))
+        tags = " ".join(
+            f"<code>{html_text(clip(t, MAX_INLINE_CHARS)[0])}</code>"
+            for t in row.tags[:MAX_TAGS_SHOWN]
+        )
+        more = f" +{len(row.tags) - MAX_TAGS_SHOWN:,}" if len(row.tags) > MAX_TAGS_SHOWN else ""
+        summary.append(f"tags: {tags}{more}")
     lines = ["<details>", f"<summary>{_SEP.join(summary)}</summary>", ""]
+    if row.input is not None:
+        lines += ["**Input**", "", _pre(pre_clipped(row.input))]
     refs = row.references[:3]
     label = "Reference" if len(row.references) == 1 else f"References ({len(row.references)})"
     lines += [f"**{label}**", ""]
-    lines += [_pre(escape_clipped(ref)) for ref in refs]
+    lines += [_pre(pre_clipped(ref)) for ref in refs]
     if len(row.references) > len(refs):
         lines += [f"_\u2026 and {len(row.references) - len(refs)} more._", ""]
     if row.baseline_output is not None:
-        lines += ["**Baseline output**", "", _pre(escape_clipped(row.baseline_output))]
+        lines += ["**Baseline output**", "", _pre(pre_clipped(row.baseline_output))]
         lines += ["**Current output** (word diff)", "", _pre(_diff_html(row.diff))]
     else:
-        lines += ["**Current output** (not in the baseline)", "", _pre(escape_clipped(row.output))]
+        lines += ["**Current output** (not in the baseline)", "", _pre(pre_clipped(row.output))]
     lines += ["</details>", "", ""]
     return "\n".join(lines)
 
 
-def escape_clipped(text: str, limit: int = MAX_TEXT_CHARS) -> str:
-    """Escape text for a ``<pre>`` block, clipped to ``limit`` characters."""
+def pre_clipped(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    """Text for a ``<pre>`` block, clipped to ``limit`` characters with the rest counted."""
     shown, cut = clip(text, limit)
     more = f"\n\u2026 ({cut:,} more characters)" if cut else ""
-    return escape_block(shown) + more
+    return html_text(shown, newline="\n") + more
 
 
 def _diff_html(ops: Sequence[DiffOp], limit: int = MAX_TEXT_CHARS) -> str:
@@ -300,7 +403,7 @@ def _diff_html(ops: Sequence[DiffOp], limit: int = MAX_TEXT_CHARS) -> str:
             break
         text, _ = clip(op.text, left)
         left -= len(text)
-        body = escape_block(text)
+        body = html_text(text, newline="\n")
         if op.kind == "delete":
             out.append(f"<del>{body}</del>")
             after = ops[i + 1].text if i + 1 < len(ops) else ""
@@ -320,7 +423,7 @@ def _pre(body: str) -> str:
 
 def _footer(view: ReportView) -> str:
     return (
-        f"<sub>goldgate {escape(view.goldgate_version)} \u00b7 {escape(view.created_at)}"
-        + (f" \u00b7 config {code(view.config)}" if view.config else "")
+        f"<sub>goldgate {ident(view.goldgate_version)}{_SEP}{ident(view.created_at)}"
+        + (f"{_SEP}config {code(view.config)}" if view.config else "")
         + "</sub>\n"
     )

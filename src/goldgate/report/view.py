@@ -6,9 +6,11 @@ pass or fail: the verdict and every check status come from the result as they ar
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from goldgate.report.diff import DiffOp, word_diff
 from goldgate.result import (
@@ -167,6 +169,8 @@ class CheckRow:
     status_label: str
     status_icon: str
     message: str
+    #: what happened, in words that are exactly true (see :func:`check_sentence`)
+    sentence: str
     current: str
     baseline: str
     delta: str
@@ -202,13 +206,17 @@ class ExampleRow:
 
     suite: str
     id: str
+    anchor: str
     line: int | None
     tags: tuple[str, ...]
+    input: str | None
     references: tuple[str, ...]
     output: str
     baseline_output: str | None
     diff: tuple[DiffOp, ...]
     scores: tuple[ScoreCell, ...]
+    #: the ranking metrics' cells in ranking order: the failed check's metric first
+    ranked: tuple[ScoreCell, ...]
     worst: ScoreCell | None
     regressed: bool
     improved: bool
@@ -264,7 +272,8 @@ class ReportView:
 
 def build_view(result: RunResult) -> ReportView:
     """Format a run result for display."""
-    suites = tuple(_suite_view(suite) for suite in result.suites)
+    alpha = result.significance.alpha if result.significance is not None else None
+    suites = tuple(_suite_view(suite, alpha) for suite in result.suites)
     checks = [row for suite in suites for row in suite.checks]
     by_status = {status: [c for c in checks if c.status is status] for status in CheckStatus}
     significance = None
@@ -326,7 +335,7 @@ def _headline(
         parts.append(f"{skipped} skipped")
     text = "; ".join(parts) + "."
     if result.verdict is Verdict.IMPROVED:
-        text += " Consider blessing a new baseline with goldgate bless."
+        text += " Consider blessing a new baseline with `goldgate bless`."
     return text[0].upper() + text[1:]
 
 
@@ -358,7 +367,7 @@ def metric_row(summary: MetricSummary, checks: Iterable[CheckResult] = ()) -> Me
     )
 
 
-def check_row(check: CheckResult) -> CheckRow:
+def check_row(check: CheckResult, alpha: float | None = None) -> CheckRow:
     """Format one gate check."""
     return CheckRow(
         id=check.id,
@@ -371,6 +380,7 @@ def check_row(check: CheckResult) -> CheckRow:
         status_label=STATUS_LABELS[check.status],
         status_icon=STATUS_ICONS[check.status],
         message=check.message,
+        sentence=check_sentence(check, alpha),
         current=fmt_points(check.current),
         baseline=fmt_points(check.baseline),
         delta=fmt_delta(check.delta),
@@ -379,16 +389,103 @@ def check_row(check: CheckResult) -> CheckRow:
     )
 
 
-def _slice_moved(summary: MetricSummary, checks: Sequence[CheckResult]) -> bool:
-    if any(c.status in (CheckStatus.FAIL, CheckStatus.FORGIVEN) for c in checks):
+#: a slice metric is listed among "slices that moved" when it moved at least this many points
+#: either way, or when one of its gate checks failed, was forgiven or improved
+SLICE_MIN_MOVE = 1.0
+
+
+def slice_moved(summary: MetricSummary, checks: Sequence[CheckResult]) -> bool:
+    """The one rule, the same up and down, that decides which slices are shown as moved."""
+    if any(
+        c.status in (CheckStatus.FAIL, CheckStatus.FORGIVEN, CheckStatus.IMPROVED) for c in checks
+    ):
         return True
-    if summary.delta is None or round_points(summary.delta) == 0:
+    if summary.delta is None or not math.isfinite(summary.delta):
         return False
-    iv = summary.interval
-    return iv is None or iv.low > 0 or iv.high < 0
+    return abs(round_points(summary.delta)) >= SLICE_MIN_MOVE
 
 
-def _suite_view(suite: SuiteResult) -> SuiteView:
+def slice_rule() -> str:
+    """The rule of :func:`slice_moved` in words, printed under the table it decides."""
+    return (
+        f"Listed: every slice metric that moved at least {SLICE_MIN_MOVE:.2f} point either way, "
+        "or whose gate check failed, was forgiven or improved; worst change first."
+    )
+
+
+def _moved(check: CheckResult) -> str:
+    """``fell 6.00 points (82.00 → 76.00)``: the change as it happened, whatever the rule."""
+    delta = check.delta or 0.0
+    verb = "fell" if delta < 0 else "rose"
+    amount = fmt_points(abs(delta))
+    unit = "point" if amount == "1.00" else "points"
+    return (
+        f"{verb} {amount} {unit} ({fmt_points(check.baseline)} \u2192 {fmt_points(check.current)})"
+    )
+
+
+def _tolerance(check: CheckResult) -> str:
+    if check.rule == "max_drop_rel" and check.baseline is not None:
+        tolerance = abs(check.baseline) * check.threshold
+        return f"the {fmt_points(tolerance)} tolerance (max_drop_rel {check.threshold:g})"
+    return f"the {fmt_points(check.threshold)} tolerance"
+
+
+def _evidence(check: CheckResult, alpha: float | None) -> str:
+    if check.p_value is None:
+        return ""
+    level = f" < \u03b1 {alpha:g}" if alpha is not None else ""
+    return f"p = {fmt_p(check.p_value)}{level}"
+
+
+def check_sentence(check: CheckResult, alpha: float | None = None) -> str:
+    """What the check saw, in words that are exactly true of its numbers and status.
+
+    ``rose 13.33 points (31.12 → 44.45), more than the 2.00 tolerance; bless to accept``,
+    never "improved beyond max_drop". Rules this module does not know keep the gate's message.
+    """
+    status = check.status
+    if status is CheckStatus.SKIPPED:
+        return "no baseline to compare with; run `goldgate bless` to create one"
+    if check.rule in ("min", "max") and check.current is not None:
+        bound = "minimum" if check.rule == "min" else "maximum"
+        ok = status is CheckStatus.PASS
+        where = (
+            ("at least" if check.rule == "min" else "at most")
+            if ok
+            else ("below" if check.rule == "min" else "above")
+        )
+        the = "" if ok else " the"
+        return f"{fmt_points(check.current)} is {where}{the} {bound} {fmt_points(check.threshold)}"
+    if check.rule == "max_flips" and check.flips is not None:
+        n = check.flips
+        allowed = int(check.threshold)
+        went = f"{n:,} example{'' if n == 1 else 's'} went from right to wrong"
+        if status is CheckStatus.FAIL:
+            return f"{went}, more than the {allowed:,} allowed"
+        return f"{went}; {allowed:,} allowed"
+    if check.rule in ("max_drop", "max_drop_rel") and check.delta is not None:
+        moved = _moved(check)
+        tolerance = _tolerance(check)
+        p = _evidence(check, alpha)
+        if status is CheckStatus.FAIL:
+            return f"{moved}, more than {tolerance}" + (f"; significant ({p})" if p else "")
+        if status is CheckStatus.FORGIVEN:
+            why = (
+                f"p = {fmt_p(check.p_value)}" + (f" \u2265 \u03b1 {alpha:g}" if alpha else "")
+                if check.p_value is not None
+                else "the interval includes zero"
+            )
+            return (
+                f"{moved}, more than {tolerance}, but not significantly ({why}): forgiven as noise"
+            )
+        if status is CheckStatus.IMPROVED:
+            return f"{moved}, more than {tolerance}; bless to accept"
+        return f"{moved}, within {tolerance}"
+    return check.message
+
+
+def _suite_view(suite: SuiteResult, alpha: float | None = None) -> SuiteView:
     suite_checks = [c for c in suite.checks if c.slice is None]
     metrics = tuple(
         metric_row(m, [c for c in suite_checks if c.metric == m.metric]) for m in suite.metrics
@@ -400,14 +497,15 @@ def _suite_view(suite: SuiteResult) -> SuiteView:
             checks = [c for c in suite.checks if c.slice == sl.tag and c.metric == summary.metric]
             row = SliceRow(sl.tag, sl.n_examples, metric_row(summary, checks))
             slices.append(row)
-            if _slice_moved(summary, checks):
+            if slice_moved(summary, checks):
                 moved.append(row)
     moved.sort(key=lambda r: (_row_gain(r.row), r.tag, r.row.metric))
-    rank = ranking_metrics(suite)
     higher = directions(suite)
+    rank = _gated(suite, ranking_metrics(suite))
     n_regressed = n_improved = 0
     for ex in suite.examples:
-        worst, best = _extremes(ex, rank, higher)
+        gains = [g for g in (_gain_of(ex, m, higher) for m in rank) if g is not None]
+        worst, best = (min(gains), max(gains)) if gains else (None, None)
         n_regressed += bool(ex.flipped_to_wrong) or (worst is not None and worst < 0)
         n_improved += bool(ex.flipped_to_right) or (best is not None and best > 0)
     return SuiteView(
@@ -421,7 +519,7 @@ def _suite_view(suite: SuiteResult) -> SuiteView:
         error=suite.error,
         metric_names=tuple(m.metric for m in suite.metrics),
         metrics=metrics,
-        checks=tuple(check_row(c) for c in suite.checks),
+        checks=tuple(check_row(c, alpha) for c in suite.checks),
         slices=tuple(slices),
         moved_slices=tuple(moved),
         n_regressed=n_regressed,
@@ -430,54 +528,134 @@ def _suite_view(suite: SuiteResult) -> SuiteView:
     )
 
 
-def ranking_metrics(suite: SuiteResult) -> tuple[str, ...]:
-    """The metrics that rank examples: the gated ones, or every metric when none is gated."""
+_RANK_STATUSES = (CheckStatus.FAIL, CheckStatus.FORGIVEN, CheckStatus.IMPROVED)
+
+
+def ranking_metrics(suite: SuiteResult, *, improved: bool = False) -> tuple[str, ...]:
+    """The metrics that rank and label examples, most telling first.
+
+    The metrics whose check failed come first (then forgiven, then improved; for the most
+    improved examples, improved first), then the other gated metrics, then the rest: an
+    example list under a failed BLEU check is ranked and labelled by BLEU, not by chrF.
+    """
+    order = (
+        (CheckStatus.IMPROVED, CheckStatus.FAIL, CheckStatus.FORGIVEN)
+        if improved
+        else _RANK_STATUSES
+    )
+    names: list[str] = []
+    for status in order:
+        names += [c.metric for c in suite.checks if c.status is status]
+    names += [c.metric for c in suite.checks]
+    names += [m.metric for m in suite.metrics]
+    if not names:
+        names = sorted({k for ex in suite.examples for k in ex.scores})
+    return tuple(dict.fromkeys(names))
+
+
+def _gain_of(ex: ExampleResult, name: str, higher: dict[str, bool]) -> float | None:
+    """The example's change on a metric, negative when worse in the metric's direction."""
+    cur, base = ex.scores.get(name), ex.baseline_scores.get(name)
+    if cur is None or base is None:
+        return None
+    return gain(round_points(cur - base), higher.get(name, True))
+
+
+def _rank_key(
+    ex: ExampleResult, metrics: Sequence[str], higher: dict[str, bool], sign: float
+) -> tuple[float, ...]:
+    # Lexicographic: the first metric decides, the next ones break its ties.
+    return tuple(sign * (_gain_of(ex, name, higher) or 0.0) for name in metrics)
+
+
+def _gated(suite: SuiteResult, metrics: Sequence[str]) -> list[str]:
     gated = {c.metric for c in suite.checks}
-    names = tuple(m.metric for m in suite.metrics if m.metric in gated)
-    if names:
-        return names
-    names = tuple(m.metric for m in suite.metrics)
-    if names:
-        return names
-    return tuple(sorted({k for ex in suite.examples for k in ex.scores}))
+    return [m for m in metrics if m in gated] or list(metrics)
 
 
 def _row_gain(row: MetricRow) -> float:
     return gain(row.delta_value or 0.0, row.higher_is_better)
 
 
-def _gains(ex: ExampleResult, metrics: Sequence[str], higher: dict[str, bool]) -> list[float]:
-    """Per-metric changes of one example, negative when worse in the metric's direction."""
-    out = []
-    for name in metrics:
-        cur, base = ex.scores.get(name), ex.baseline_scores.get(name)
-        if cur is not None and base is not None:
-            out.append(gain(round_points(cur - base), higher.get(name, True)))
-    return out
-
-
-def _extremes(
-    ex: ExampleResult, metrics: Sequence[str], higher: dict[str, bool]
-) -> tuple[float | None, float | None]:
-    gains = _gains(ex, metrics, higher)
-    return (min(gains), max(gains)) if gains else (None, None)
-
-
 def worst_regressed(suite: SuiteResult) -> list[ExampleResult]:
-    """The suite's regressed examples, worst first (largest worsening, then flips, then id)."""
+    """The suite's regressed examples, worst first.
+
+    Regressed: a gated metric (every metric when none is gated) worsened in its direction,
+    or an example flipped to wrong. Ranked by the worsening of the failed check's metric,
+    then the other metrics in :func:`ranking_metrics` order, then flips, then golden order.
+    """
     rank = ranking_metrics(suite)
+    gated = _gated(suite, rank)
     higher = directions(suite)
     keyed = []
-    for ex in suite.examples:
-        worst, _ = _extremes(ex, rank, higher)
-        if ex.flipped_to_wrong or (worst is not None and worst < 0):
-            keyed.append(((worst if worst is not None else 0.0), -len(ex.flipped_to_wrong), ex.id))
-    order = {ex.id: ex for ex in suite.examples}
-    return [order[key[2]] for key in sorted(keyed)]
+    for position, ex in enumerate(suite.examples):
+        gains = [g for g in (_gain_of(ex, m, higher) for m in gated) if g is not None]
+        if ex.flipped_to_wrong or any(g < 0 for g in gains):
+            key = _rank_key(ex, rank, higher, 1.0)
+            keyed.append((key, -len(ex.flipped_to_wrong), position, ex))
+    keyed.sort(key=lambda item: item[:3])
+    return [item[3] for item in keyed]
 
 
-def example_row(suite: SuiteResult, ex: ExampleResult) -> ExampleRow:
+def most_improved(suite: SuiteResult) -> list[ExampleResult]:
+    """The suite's improved examples, most improved first (the mirror of worst_regressed)."""
+    rank = ranking_metrics(suite, improved=True)
+    gated = _gated(suite, rank)
+    higher = directions(suite)
+    keyed = []
+    for position, ex in enumerate(suite.examples):
+        gains = [g for g in (_gain_of(ex, m, higher) for m in gated) if g is not None]
+        if ex.flipped_to_right or any(g > 0 for g in gains):
+            key = _rank_key(ex, rank, higher, -1.0)
+            keyed.append((key, -len(ex.flipped_to_right), position, ex))
+    keyed.sort(key=lambda item: item[:3])
+    return [item[3] for item in keyed]
+
+
+def format_input(value: Any) -> str | None:
+    """An example's input as text: a string as is, an object as compact ``key: value`` lines."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        lines = []
+        for key, item in value.items():
+            text = item if isinstance(item, str) else _compact_json(item)
+            lines.append(f"{key}: {text}")
+        return "\n".join(lines)
+    return _compact_json(value)
+
+
+def _compact_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def anchor_of(suite: str, example_id: str, *, unique: bool = True) -> str:
+    """The example's fragment in the HTML report: its id (``qa-017``), or ``suite/id`` when
+    the same id appears in several suites."""
+    return example_id if unique else f"{suite}/{example_id}"
+
+
+def shared_ids(result: RunResult) -> frozenset[str]:
+    """Ids used by more than one suite: their anchors carry the suite name."""
+    seen: set[str] = set()
+    shared: set[str] = set()
+    for suite in result.suites:
+        for ex_id in {ex.id for ex in suite.examples}:
+            (shared if ex_id in seen else seen).add(ex_id)
+    return frozenset(shared)
+
+
+def example_row(
+    suite: SuiteResult,
+    ex: ExampleResult,
+    *,
+    rank: Sequence[str] | None = None,
+    shared: frozenset[str] = frozenset(),
+) -> ExampleRow:
     """Format one example, with the word diff of its baseline and current outputs."""
+    rank = ranking_metrics(suite) if rank is None else rank
     names = [m.metric for m in suite.metrics] or sorted(ex.scores)
     extra = sorted(k for k in ex.scores if k not in names)
     higher = directions(suite)
@@ -502,25 +680,28 @@ def example_row(suite: SuiteResult, ex: ExampleResult) -> ExampleRow:
                 gain=None if delta is None else gain(delta, higher.get(name, True)),
             )
         )
-    rank = set(ranking_metrics(suite))
-    ranked = [c for c in cells if c.metric in rank and c.gain is not None]
-    worst = min(ranked, key=lambda c: c.gain or 0.0) if ranked else None
+    by_name = {c.metric: c for c in cells}
+    ranked = tuple(by_name[m] for m in rank if m in by_name and by_name[m].gain is not None)
+    gated = set(_gated(suite, rank))
+    gains = [c.gain for c in ranked if c.gain is not None and c.metric in gated]
     if ex.baseline_output is None:
         diff: tuple[DiffOp, ...] = (DiffOp("equal", ex.output),) if ex.output else ()
     else:
         diff = tuple(word_diff(ex.baseline_output, ex.output))
-    gains = [c.gain for c in ranked if c.gain is not None]
     return ExampleRow(
         suite=suite.name,
         id=ex.id,
+        anchor=anchor_of(suite.name, ex.id, unique=ex.id not in shared),
         line=ex.line,
         tags=tuple(ex.tags),
+        input=format_input(ex.input),
         references=tuple(ex.references),
         output=ex.output,
         baseline_output=ex.baseline_output,
         diff=diff,
         scores=tuple(cells),
-        worst=worst,
+        ranked=ranked,
+        worst=ranked[0] if ranked else None,
         regressed=bool(ex.flipped_to_wrong) or any(g < 0 for g in gains),
         improved=bool(ex.flipped_to_right) or any(g > 0 for g in gains),
         new=ex.new,
@@ -529,9 +710,11 @@ def example_row(suite: SuiteResult, ex: ExampleResult) -> ExampleRow:
 
 def example_rows(result: RunResult) -> Iterator[ExampleRow]:
     """Every example of every suite, in golden order."""
+    shared = shared_ids(result)
     for suite in result.suites:
+        rank = ranking_metrics(suite)
         for ex in suite.examples:
-            yield example_row(suite, ex)
+            yield example_row(suite, ex, rank=rank, shared=shared)
 
 
 def clip(text: str, limit: int) -> tuple[str, int]:

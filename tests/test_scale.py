@@ -78,3 +78,26 @@ def test_two_jobs_give_the_same_result_and_baseline_as_one(
     assert baselines[0] == baselines[1]
     assert results[0] == results[1]
     assert results[0]["suites"][0]["verdict"] == "pass"
+
+
+def test_tiled_bootstrap_draws_the_same_resamples(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large sets are resampled in tiles; the resamples and integer sums do not change."""
+    import numpy as np
+
+    from goldgate import stats
+
+    rng = np.random.default_rng(4)
+    n = 230
+    integers = rng.integers(0, 40, size=(n, 5)).astype(np.float64)
+    fractions = rng.random(size=(n, 2))
+    expected = np.vstack(
+        [counts @ integers for counts in stats.resample_counts(n, resamples=70, seed=9)]
+    )
+    expected_f = np.vstack(
+        [counts @ fractions for counts in stats.resample_counts(n, resamples=70, seed=9)]
+    )
+    monkeypatch.setattr(stats, "_TILE", 37)  # 230 = 6 × 37 + 8
+    monkeypatch.setattr(stats, "_PASS_ROWS", 9)  # 70 = 7 × 9 + 7
+    got, got_f = stats.resampled_totals_many([integers, fractions], resamples=70, seed=9)
+    assert got.tobytes() == expected.tobytes()
+    assert np.allclose(got_f, expected_f, rtol=1e-12, atol=0)

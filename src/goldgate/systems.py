@@ -35,7 +35,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -139,19 +139,12 @@ def command_identity(system: SystemConfig) -> dict[str, Any]:
 
 def read_predictions(path: Path, golden: GoldenSet, *, samples: int = 1) -> dict[str, list[str]]:
     """Read ``{"id", "output"}`` lines (``"outputs": [...]`` for samples > 1) for a golden set."""
-    text = read_utf8(path, InputError, what="predictions file")
     expected = golden.by_id()
     found: dict[str, list[str]] = {}
     lines: dict[str, int] = {}
     unknown: list[tuple[str, int]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
+    for number, item in _prediction_rows(path):
         where = f"{path}:{number}"
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}:{exc.colno}: malformed JSON: {exc.msg}") from None
         if not isinstance(item, dict):
             raise InputError(f"{where}: expected an object with 'id' and 'output'")
         record_id = _text_id(item.get("id"))
@@ -179,6 +172,25 @@ def read_predictions(path: Path, golden: GoldenSet, *, samples: int = 1) -> dict
             f"{_ids(missing)}"
         )
     return {record.id: found[record.id] for record in golden.records}
+
+
+def _prediction_rows(path: Path) -> Iterator[tuple[int, Any]]:
+    """``(line or row, item)`` of a JSONL predictions file, or of a Parquet one in batches."""
+    from goldgate.parquet import is_parquet, iter_rows
+
+    if is_parquet(path):
+        for number, row in iter_rows(path, InputError, what="predictions file"):
+            yield number, {key: value for key, value in row.items() if value is not None}
+        return
+    text = read_utf8(path, InputError, what="predictions file")
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{number}:{exc.colno}: malformed JSON: {exc.msg}") from None
+        yield number, item
 
 
 def _prediction_outputs(item: dict[str, Any], samples: int, where: str) -> list[str]:

@@ -392,6 +392,8 @@ def test_schema_describes_every_key() -> None:
         "suites",
         "significance",
         "baseline",
+        "on_golden_change",
+        "max_removed",
         "report",
         "engine",
         "cache_dir",

@@ -159,7 +159,9 @@ def test_same_inputs_same_json(project: Project) -> None:
     assert (project.root / "goldgate.baseline.json").read_bytes() == b
 
 
-def test_changed_golden_set_is_an_error(project: Project) -> None:
+def test_changed_golden_set_is_an_error_under_refuse(project: Project) -> None:
+    config = project.root / "goldgate.yaml"
+    config.write_text(config.read_text() + "on_golden_change: refuse\n")
     assert project.goldgate("bless").returncode == 0
     rows = project.rows("goldens/qa.jsonl")
     rows[4]["references"].append("the rye bread")

@@ -206,3 +206,31 @@ def test_dumps_never_writes_both_layouts() -> None:
     text = dumps_baseline(Baseline(goldgate_version="0.1.0", suites={"big": _suite(n=5)}))
     suite = json.loads(text)["suites"]["big"]
     assert set(suite) == {"golden_hash", "goldens", "samples", "metrics", "packed"}
+
+
+def test_a_changed_golden_set_is_gated_alike_with_either_layout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(tmp_path, 50, seed=8)
+    monkeypatch.chdir(tmp_path)
+    config = load_config(tmp_path / "goldgate.yaml")
+    goldens = tmp_path / "goldens" / "gen.jsonl"
+    original = goldens.read_text()
+    results = {}
+    for label, threshold in (("json", 10**9), ("packed", 1)):
+        monkeypatch.setattr(baseline_module, "PACK_MIN_EXAMPLES", threshold)
+        goldens.write_text(original)
+        bless(config)
+        lines = original.splitlines()
+        edited = json.loads(lines[4])
+        edited["references"] = ["an edited reference"]
+        lines[4] = json.dumps(edited)
+        goldens.write_text("\n".join(lines[:-1]) + "\n")  # the last example removed
+        run(config)
+        document = json.loads((tmp_path / "out" / "result.json").read_text())
+        document.pop("created_at")
+        results[label] = document
+    assert results["json"] == results["packed"]
+    assert "golden_change" in json.dumps(results["packed"]) or "removed" in json.dumps(
+        results["packed"]
+    )

@@ -237,8 +237,20 @@ def test_a_broken_suite_is_an_error_and_the_others_still_run(project: Project) -
     assert result.errors == [other.error]
 
 
-def test_changed_golden_set_is_refused_naming_the_suite(project: Project) -> None:
+def test_changed_golden_set_is_compared_on_the_shared_examples(project: Project) -> None:
     config = project.config()
+    bless(config)
+    project.answers["q001"] = "another answer"
+    project.write_goldens()
+    result = run(config)
+    assert result.verdict is Verdict.PASS
+    change = result.suites[0].golden_change
+    assert change is not None and [item.id for item in change.edited] == ["q001"]
+    assert change.n_shared == result.suites[0].n_examples - 1
+
+
+def test_changed_golden_set_is_refused_under_on_golden_change_refuse(project: Project) -> None:
+    config = project.config().model_copy(update={"on_golden_change": "refuse"})
     bless(config)
     project.answers["q001"] = "another answer"
     project.write_goldens()
@@ -283,8 +295,11 @@ def test_bless_new_only_adds_new_examples_and_keeps_the_rest(project: Project) -
     project.outputs["q101"] = "wrong"
     project.outputs["q000"] = "answer 0"  # was wrong when blessed
     project.write_predictions()
+    changed = run(config).suites[0]
+    assert changed.error is None and changed.golden_change is not None
+    assert changed.golden_change.added == ["q100", "q101"]
     with pytest.raises(BaselineError, match="2 added: q100, q101"):
-        raise_first_error(run(config))
+        raise_first_error(run(config.model_copy(update={"on_golden_change": "refuse"})))
 
     bless(config, new_only=True)
     merged = read_baseline(config.baseline).suites["qa"]
@@ -377,7 +392,10 @@ def test_check_validates_without_running_the_system(project: Project) -> None:
     bless(config)
     project.write_other(["a", "b", "z"], ["a", "b", "x"])
     found = check(config)
-    assert found[0].error is None and found[0].in_baseline
+    assert found[0].error is None and found[0].in_baseline and found[0].note is None
+    assert found[1].error is None and found[1].note is not None
+    assert "(0 added, 1 edited, 0 removed)" in found[1].note
+    found = check(config.model_copy(update={"on_golden_change": "refuse"}))
     assert found[1].error is not None and "suite 'other'" in found[1].error
 
 

@@ -197,6 +197,28 @@ class SuiteBaseline(_Model):
             .transpose(1, 0, 2)
         )
 
+    def restricted(self, ids: Sequence[str], *, golden_hash: str) -> SuiteBaseline:
+        """This baseline cut down to ``ids`` (all blessed), under another golden hash."""
+        if self.packed is None:
+            return self.model_copy(
+                update={
+                    "examples": {i: self.examples[i] for i in ids},
+                    "golden_hash": golden_hash,
+                }
+            )
+        digests = self.digests()
+        return SuiteBaseline.build(
+            golden_hash=golden_hash,
+            goldens=self.goldens,
+            samples=self.samples,
+            metrics=self.metrics,
+            ids=ids,
+            digests=[digests[i] for i in ids],
+            outputs=[self.outputs_of(i) or [] for i in ids],
+            stats={spec: self.stats_array(spec, ids) for spec in self.metrics},
+            packed=True,
+        )
+
     # -- building ------------------------------------------------------------------------------
     @classmethod
     def build(

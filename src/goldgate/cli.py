@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from goldgate import console
 from goldgate._version import __version__
 from goldgate.errors import GoldgateError
 
@@ -35,7 +36,9 @@ COMMANDS: dict[str, str] = {
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        self.exit(EXIT_ERROR, f"goldgate: error: {message}\n")
+        # The message quotes what was typed (an invalid choice, an unknown option).
+        console.err(f"goldgate: error: {message}")
+        self.exit(EXIT_ERROR)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -67,10 +70,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args._run(args)
     except GoldgateError as exc:
-        print(f"goldgate: error: {exc}", file=sys.stderr)
+        console.err(f"goldgate: error: {exc}")
         return exc.exit_code
     except KeyboardInterrupt:
-        print("goldgate: interrupted", file=sys.stderr)
+        console.err("goldgate: interrupted")
         return 130
     except BrokenPipeError:
         # The reader went away (``goldgate run | head``): silence the flush at exit.

@@ -268,6 +268,17 @@ class Config(_Model):
         description="paired bootstrap settings; off (or false) for plain thresholds",
     )
     baseline: Path = Path("goldgate.baseline.json")
+    on_golden_change: Literal["compare", "refuse"] = Field(
+        default="compare",
+        description="when the golden set changed since the baseline: compare on the examples"
+        " both share and report the change, or refuse (exit 2) until it is re-blessed",
+    )
+    max_removed: int | None = Field(
+        default=None,
+        ge=0,
+        description="at most this many golden examples may be removed or edited since the"
+        " baseline (removals can hide a regression); more fails the suite",
+    )
     report: ReportConfig = Field(default_factory=ReportConfig)
     engine: EngineConfig = Field(default_factory=EngineConfig)
     cache_dir: Path = Path(".goldgate")

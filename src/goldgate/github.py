@@ -17,6 +17,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from goldgate import console
 from goldgate.report.markdown import MARKER as COMMENT_MARKER
 from goldgate.result import CheckStatus, ExampleResult, RunResult, SuiteResult, gain
 
@@ -125,14 +126,6 @@ def append_step_summary(path: Path, markdown: str) -> None:
 # -- annotations ------------------------------------------------------------------------------
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def _worst_example(suite: SuiteResult, metric: str, tag: str | None = None) -> ExampleResult | None:
     """The example (of the ``tag`` slice, if given) whose ``metric`` worsened most, if any."""
     higher = next((m.higher_is_better for m in suite.metrics if m.metric == metric), True)
@@ -178,8 +171,11 @@ def annotation_lines(
         goldens = _repository_path(suite.goldens, root, workspace)
         if suite.error:
             lines.append(
-                f"::error file={_escape_property(goldens)},"
-                f"title={_escape_property(f'goldgate: {suite.name}')}::{_escape_data(suite.error)}"
+                console.workflow_command(
+                    "error",
+                    suite.error,
+                    [("file", goldens), ("title", f"goldgate: {suite.name}")],
+                )
             )
         for check in suite.checks:
             if check.status is CheckStatus.FAIL:
@@ -188,19 +184,18 @@ def annotation_lines(
                 level = "warning"
             else:
                 continue
-            properties = [f"file={_escape_property(goldens)}"]
+            properties = [("file", goldens)]
             worst = _worst_example(suite, check.metric, check.slice)
             if worst is not None and worst.line is not None:
-                properties.append(f"line={worst.line}")
+                properties.append(("line", str(worst.line)))
             where = f"{suite.name}[{check.slice}]" if check.slice else suite.name
-            title = f"goldgate: {where} {check.metric} {check.rule}"
-            properties.append(f"title={_escape_property(title)}")
+            properties.append(("title", f"goldgate: {where} {check.metric} {check.rule}"))
             message = check.message
             if worst is not None:
                 message += f" (worst example: {worst.id})"
-            lines.append(f"::{level} {','.join(properties)}::{_escape_data(message)}")
+            lines.append(console.workflow_command(level, message, properties))
     for error in result.errors:
-        lines.append(f"::error title=goldgate::{_escape_data(error)}")
+        lines.append(console.workflow_command("error", error, [("title", "goldgate")]))
     return lines
 
 
@@ -373,6 +368,9 @@ def publish(
         write_step_outputs(env.output, step_outputs(result, report_dir))
     lines = annotation_lines(result, root=root, workspace=env.workspace)
     if comment_result is not None and comment_result.outcome is CommentOutcome.FAILED:
-        detail = _escape_data(f"could not comment: {comment_result.detail}")
-        lines.append(f"::warning title=goldgate::{detail}")
+        lines.append(
+            console.workflow_command(
+                "warning", f"could not comment: {comment_result.detail}", [("title", "goldgate")]
+            )
+        )
     return PublishOutcome(lines, comment_result)

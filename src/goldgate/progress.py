@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Protocol, TextIO
 
+from goldgate import console
+
 BAR_WIDTH = 28
 REDRAW_EVERY_S = 0.1
 PLAIN_EVERY_S = 30.0
@@ -49,7 +51,8 @@ class _Counter:
         self.active = False
 
     def _begin(self, total: int, label: str) -> None:
-        self.total, self.done, self.label = max(total, 0), 0, label
+        # A label may name a suite or a file: shown through the output layer, on one line.
+        self.total, self.done, self.label = max(total, 0), 0, console.inline(label)
         self.started = self.clock()
         self.active = True
 
@@ -137,7 +140,7 @@ class PlainProgress(_Counter):
 
     def _say(self, line: str) -> None:
         self._said_at = self.clock()
-        self.stream.write(line + "\n")
+        self.stream.write(console.clean(line) + "\n")
         self.stream.flush()
 
 

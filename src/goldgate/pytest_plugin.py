@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from goldgate import console
 from goldgate.errors import ConfigError, GoldgateError, did_you_mean
 from goldgate.pytest_session import (
     ROOT_NAME,
@@ -96,7 +97,7 @@ def _session(config: pytest.Config) -> GoldgateSession:
 
 
 def _usage_error(exc: GoldgateError) -> pytest.UsageError:
-    return pytest.UsageError(f"goldgate: {exc}")
+    return pytest.UsageError(console.clean(f"goldgate: {exc}"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -203,7 +204,7 @@ class GoldgateItem(pytest.Item):
             outcome = session.outcome
             raise GateFailed(render_failure(suite, failed, outcome.result if outcome else None))
         if checks and all(c.status is CheckStatus.SKIPPED for c in checks):
-            pytest.skip(checks[0].message)
+            pytest.skip(console.clean(checks[0].message))
 
     def repr_failure(
         self,
@@ -212,9 +213,9 @@ class GoldgateItem(pytest.Item):
     ) -> str | Any:
         """goldgate's own text for gate failures and library errors, no traceback."""
         if isinstance(excinfo.value, GateFailed):
-            return excinfo.value.text
+            return console.clean(excinfo.value.text)
         if isinstance(excinfo.value, GoldgateError):
-            return f"goldgate: {excinfo.value}"
+            return console.clean(f"goldgate: {excinfo.value}")
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
@@ -331,7 +332,7 @@ def pytest_runtest_makereport(
         if isinstance(error, GateFailed | GoldgateError):
             where = _test_location(item, call.excinfo)
             text = error.text if isinstance(error, GateFailed) else f"goldgate: {error}"
-            report.longrepr = f"{where}{text}"
+            report.longrepr = console.clean(f"{where}{text}")
     return report
 
 
@@ -374,4 +375,4 @@ def pytest_terminal_summary(
     if lines:
         terminalreporter.write_sep("=", "goldgate")
         for line in lines:
-            terminalreporter.write_line(line)
+            terminalreporter.write_line(console.clean(line))

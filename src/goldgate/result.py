@@ -136,6 +136,26 @@ class ExampleResult(_Model):
     new: bool = Field(default=False, description="not in the baseline")
 
 
+class ChangedExample(_Model):
+    """A golden example removed or edited since the baseline, with its blessed scores."""
+
+    id: str
+    baseline_scores: dict[str, float] = Field(default_factory=dict)
+    baseline_output: str | None = None
+
+
+class GoldenChange(_Model):
+    """How the golden set differs from the baseline's; the gate compared the shared part."""
+
+    baseline_hash: str = Field(description="content hash of the golden set at the baseline")
+    n_shared: int = Field(description="examples in both, unchanged: the paired comparison's")
+    added: list[str] = Field(default_factory=list, description="ids new since the baseline")
+    removed: list[ChangedExample] = Field(default_factory=list)
+    edited: list[ChangedExample] = Field(
+        default_factory=list, description="same id, other content: treated as removed + added"
+    )
+
+
 class SuiteResult(_Model):
     """One suite: its verdict, metrics, checks, slices and examples."""
 
@@ -149,6 +169,9 @@ class SuiteResult(_Model):
     slices: list[SliceResult] = Field(default_factory=list)
     examples: list[ExampleResult] = Field(default_factory=list)
     error: str | None = None
+    golden_change: GoldenChange | None = Field(
+        default=None, description="set when the golden set changed since the baseline"
+    )
 
 
 class SignificanceSettings(_Model):

@@ -14,8 +14,8 @@ are averaged the same way, and components are computed from statistics pooled ov
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -42,13 +42,16 @@ from goldgate.gate import (
     SuiteScores,
     combine_verdicts,
     evaluate_suite,
+    verdict_of,
 )
+from goldgate.golden_change import describe, removed_check, shared_baseline
 from goldgate.goldens import GoldenSet, load_goldens
 from goldgate.metrics.parallel import resolve_jobs, score_arrays
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
     CheckStatus,
     ExampleResult,
+    GoldenChange,
     RunResult,
     SignificanceSettings,
     SuiteResult,
@@ -174,9 +177,10 @@ def bless(
             (name, suite) for name, suite in existing.suites.items() if name in config.suites
         )
     for name in names:
-        scored = score_suite(config, name, progress=progress)
-        fresh = suite_baseline(config, scored)
         old = existing.suites.get(name) if existing is not None and new_only else None
+        known = _kept_outputs(config, name, old) if old is not None else None
+        scored = score_suite(config, name, progress=progress, known=known)
+        fresh = suite_baseline(config, scored)
         blessed[name] = fresh if old is None else merge_new_only(old, fresh, scored, name)
     baseline = Baseline(
         goldgate_version=__version__,
@@ -196,6 +200,8 @@ class SuiteCheck:
     #: None when the suite agrees with the baseline (or has none yet); else the problem
     error: str | None = None
     in_baseline: bool = False
+    #: how the golden set changed since the baseline, when it did (compared on the shared part)
+    note: str | None = None
 
 
 def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck]:
@@ -209,17 +215,33 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
             counts = [len(record.references) for record in golden.records]
             signatures = {spec: str(metric.signature(counts)) for spec, metric in metrics.items()}
             blessed = baseline.suites.get(name) if baseline is not None else None
+            note = None
             if blessed is not None:
-                verify_suite(
-                    blessed,
-                    suite=name,
-                    golden_hash=golden.content_hash,
-                    signatures=signatures,
-                    source=label,
-                    digests=_digests(golden),
-                )
+                if (
+                    blessed.golden_hash != golden.content_hash
+                    and config.on_golden_change == "compare"
+                ):
+                    change = shared_baseline(
+                        blessed,
+                        digests=_digests(golden),
+                        golden_hash=golden.content_hash,
+                        metrics=metrics,
+                        signatures=signatures,
+                        suite=name,
+                        source=label,
+                    ).change
+                    note = describe(change)
+                else:
+                    verify_suite(
+                        blessed,
+                        suite=name,
+                        golden_hash=golden.content_hash,
+                        signatures=signatures,
+                        source=label,
+                        digests=_digests(golden),
+                    )
             found.append(
-                SuiteCheck(name, len(golden), golden.content_hash, None, blessed is not None)
+                SuiteCheck(name, len(golden), golden.content_hash, None, blessed is not None, note)
             )
         except GoldgateError as exc:
             found.append(SuiteCheck(name, 0, "", str(exc)))
@@ -230,20 +252,41 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
 
 
 def score_suite(
-    config: Config, name: str, *, progress: ProgressReporter | None = None
+    config: Config,
+    name: str,
+    *,
+    progress: ProgressReporter | None = None,
+    known: Mapping[str, Sequence[str]] | None = None,
 ) -> ScoredSuite:
-    """Load a suite's golden set, obtain the system's outputs and compute every metric."""
+    """Load a suite's golden set, obtain the system's outputs and compute every metric.
+
+    ``known`` (id → outputs) are outputs already in hand, from the baseline or the run just
+    reviewed: the system is called only for the other examples. A predictions file is read
+    whole, since reading it costs nothing.
+    """
     from goldgate.systems import obtain_outputs
 
     suite = config.suites[name]
     golden = load_goldens(suite.goldens, name)
-    outputs = obtain_outputs(
-        config.system_for(name),
-        golden,
-        root=config.root,
-        cache_dir=config.cache_dir,
-        progress=progress,
-    )
+    system = config.system_for(name)
+    outputs: dict[str, list[str]] = {}
+    if known and system.kind != "predictions":
+        outputs = {
+            record.id: list(known[record.id])
+            for record in golden.records
+            if len(known.get(record.id, ())) == system.samples
+        }
+    missing = tuple(record for record in golden.records if record.id not in outputs)
+    if missing:
+        outputs.update(
+            obtain_outputs(
+                system,
+                replace(golden, records=missing),
+                root=config.root,
+                cache_dir=config.cache_dir,
+                progress=progress,
+            )
+        )
     return score_outputs(name, golden, outputs, suite.create_metrics(), jobs=config.engine.jobs)
 
 
@@ -318,15 +361,45 @@ def _gate_suite(
 ) -> tuple[SuiteResult, list[str]]:
     suite = config.suites[name]
     hints: list[str] = []
+    change: GoldenChange | None = None
     if blessed is not None:
-        verify_suite(
-            blessed,
-            suite=name,
-            golden_hash=scored.golden.content_hash,
-            signatures={item.spec: item.signature for item in scored.scores.metrics},
-            source=baseline_label,
-            digests=_digests(scored.golden),
-        )
+        signatures = {item.spec: item.signature for item in scored.scores.metrics}
+        if (
+            blessed.golden_hash != scored.golden.content_hash
+            and config.on_golden_change == "compare"
+        ):
+            shared = shared_baseline(
+                blessed,
+                digests=_digests(scored.golden),
+                golden_hash=scored.golden.content_hash,
+                metrics={item.spec: item.metric for item in scored.scores.metrics},
+                signatures=signatures,
+                suite=name,
+                source=baseline_label,
+            )
+            blessed, change = shared.baseline, shared.change
+            advice = (
+                "; run `goldgate bless --new-only` to add the new examples to the baseline"
+                if change.added and not change.removed and not change.edited
+                else ""
+            )
+            hints.append(f"suite {name!r}: {describe(change)}{advice}")
+            gone = len(change.removed) + len(change.edited)
+            if gone:
+                hints.append(
+                    f"suite {name!r}: {gone} example{'s' if gone != 1 else ''} removed or"
+                    " edited since the baseline: a removal can hide a regression; review their"
+                    " blessed scores in the report (max_removed caps them)"
+                )
+        else:
+            verify_suite(
+                blessed,
+                suite=name,
+                golden_hash=scored.golden.content_hash,
+                signatures=signatures,
+                source=baseline_label,
+                digests=_digests(scored.golden),
+            )
         missing = [item.spec for item in scored.scores.metrics if item.spec not in blessed.metrics]
         if missing:
             hints.append(
@@ -341,6 +414,11 @@ def _gate_suite(
     evaluation = evaluate_suite(
         scored.scores, blessed, suite.gate, config.significance, slices=suite.slices
     )
+    if change is not None:
+        removed = removed_check(name, change, config.max_removed)
+        if removed is not None:
+            evaluation.checks.append(removed)
+            evaluation.verdict = verdict_of(evaluation.checks)
     if evaluation.verdict is Verdict.IMPROVED:
         risen = [
             f"{check.metric} {check.delta:+.2f}"
@@ -362,6 +440,7 @@ def _gate_suite(
         checks=evaluation.checks,
         slices=evaluation.slices,
         examples=_examples(scored, blessed, evaluation),
+        golden_change=change,
     )
     return result, hints
 
@@ -425,6 +504,26 @@ def suite_baseline(config: Config, scored: ScoredSuite) -> SuiteBaseline:
         outputs=[scored.outputs[example_id] for example_id in ids],
         stats={item.spec: item.stats for item in scored.scores.metrics},
     )
+
+
+def _kept_outputs(config: Config, name: str, old: SuiteBaseline) -> dict[str, list[str]]:
+    """The blessed outputs ``bless --new-only`` keeps; an edited example is refused first."""
+    golden = load_goldens(config.suites[name].goldens, name)
+    digests = _digests(golden)
+    blessed_digests = old.digests()
+    for example_id, digest in digests.items():
+        blessed = blessed_digests.get(example_id)
+        if blessed is not None and blessed != digest:
+            raise BaselineError(
+                f"suite {name!r}, example {example_id!r}: changed since it was blessed (input,"
+                " references or tags); run `goldgate bless` (without --new-only) to accept"
+                " every score again"
+            )
+    return {
+        example_id: list(old.outputs_of(example_id) or [])
+        for example_id in digests
+        if example_id in blessed_digests
+    }
 
 
 def merge_new_only(

@@ -29,8 +29,8 @@ def test_bless_new_only_and_suite(scaffold: Path, capsys: pytest.CaptureFixture[
     with (scaffold / "predictions" / "qa.jsonl").open("a") as stream:
         stream.write(json.dumps({"id": "qa-new", "output": "a"}) + "\n")
     capsys.readouterr()
-    assert main(["run", "--format", "json"]) == 2
-    assert "--new-only" in capsys.readouterr().err
+    assert main(["run", "--format", "json"]) == 0
+    assert "--new-only" in capsys.readouterr().out
     assert main(["bless", "-q", "--new-only", "--suite", "qa"]) == 0
     assert "blessed qa into" in capsys.readouterr().out
     assert "qa-new" in read_baseline(scaffold / "goldgate.baseline.json").suites["qa"].examples

@@ -20,6 +20,10 @@ def test_check_ok_then_problems(scaffold: Path, capsys: pytest.CaptureFixture[st
 
     golden = scaffold / "goldens" / "translate.jsonl"
     golden.write_text(golden.read_text().replace("The bread is still warm.", "Warm bread."))
+    assert main(["check"]) == 0
+    assert "suite translate: 16 examples, golden set changed" in capsys.readouterr().out
+    config = scaffold / "goldgate.yaml"
+    config.write_text(config.read_text() + "on_golden_change: refuse\n")
     assert main(["check"]) == 2
     err = capsys.readouterr().err
     assert "suite 'translate'" in err and "1 changed: tr-016" in err

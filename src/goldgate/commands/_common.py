@@ -130,6 +130,7 @@ METRIC_HEADER = ["metric", "baseline", "current", "delta", "interval"]
 
 def summary(result: RunResult) -> str:
     """The short plain-text summary a command prints: verdict, per-suite table, problems."""
+    from goldgate.report.view import suite_notes
     from goldgate.result import CheckStatus
 
     checks = result.checks()
@@ -147,6 +148,7 @@ def summary(result: RunResult) -> str:
     for suite in result.suites:
         lines.append("")
         lines.append(f"suite {suite.name}: {suite.verdict.value} ({suite.n_examples} examples)")
+        lines += [f"  note: {note}" for note in suite_notes(suite)]
         if suite.error:
             lines.append(f"  error: {suite.error}")
             continue
@@ -176,6 +178,7 @@ def publish_to_github(
     """
     import os
 
+    from goldgate import console
     from goldgate.github import CommentOutcome, GitHubEnvironment, publish
     from goldgate.report import render
 
@@ -189,11 +192,11 @@ def publish_to_github(
         root=root if root is not None else Path.cwd(),
     )
     for line in outcome.annotations:
-        print(line)
+        console.command(line)
     if outcome.comment is not None and outcome.comment.outcome in (
         CommentOutcome.CREATED,
         CommentOutcome.UPDATED,
     ):
-        print(f"goldgate: pull-request comment {outcome.comment.outcome.value}")
+        console.out(f"goldgate: pull-request comment {outcome.comment.outcome.value}")
     elif outcome.comment is not None:
-        print(f"goldgate: no pull-request comment: {outcome.comment.detail}", file=sys.stderr)
+        console.err(f"goldgate: no pull-request comment: {outcome.comment.detail}")

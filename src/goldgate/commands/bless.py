@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from goldgate import console
 from goldgate.commands._common import (
     add_config_argument,
     add_jobs_argument,
@@ -41,10 +42,10 @@ def run(args: argparse.Namespace) -> int:
     path = bless(config, new_only=args.new_only, progress=progress(args), suites=args.suites)
     baseline = read_baseline(path)
     blessed = args.suites or list(config.suites)
-    print(f"blessed {', '.join(blessed)} into {path}")
+    console.out(f"blessed {', '.join(blessed)} into {path}")
     for name in blessed:
         suite = baseline.suites[name]
         rows = [[spec, number(m.score)] for spec, m in suite.metrics.items()]
-        print(f"suite {name}: {suite.n_examples} examples, golden {suite.golden_hash[:19]}")
-        print(table(["metric", "score"], rows))
+        console.out(f"suite {name}: {suite.n_examples} examples, golden {suite.golden_hash[:19]}")
+        console.out(table(["metric", "score"], rows))
     return 0

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
+from goldgate import console
 from goldgate.commands._common import add_config_argument, load
 
 HELP = "Validate the configuration, golden sets and baseline without running the system."
@@ -28,11 +28,13 @@ def run(args: argparse.Namespace) -> int:
     for suite in found:
         if suite.error is not None:
             problems += 1
-            print(f"goldgate: error: {suite.error}", file=sys.stderr)
+            console.err(f"goldgate: error: {suite.error}")
             continue
         state = "matches the baseline" if suite.in_baseline else "not in the baseline yet"
-        print(f"ok: suite {suite.suite}: {suite.n_examples} examples, {state}")
+        if suite.note is not None:
+            state = suite.note
+        console.out(f"ok: suite {suite.suite}: {suite.n_examples} examples, {state}")
     if problems:
-        print(f"goldgate check: {problems} of {len(found)} suites have problems", file=sys.stderr)
+        console.err(f"goldgate check: {problems} of {len(found)} suites have problems")
         return 2
     return 0

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from goldgate import console
 from goldgate.commands._common import number, signed, table
 
 HELP = "Compare two saved results (result.json) or baselines, metric by metric."
@@ -93,17 +94,17 @@ def run(args: argparse.Namespace) -> int:
     """Print the comparison; 0 unless a file cannot be read."""
     found = compare(read_scores(args.a), read_scores(args.b))
     if args.json:
-        print(json.dumps(found, indent=2))
+        console.out(console.json_text(json.dumps(found, indent=2)))
         return 0
-    print(f"A: {args.a}\nB: {args.b}")
+    console.out(f"A: {args.a}\nB: {args.b}")
     for name, suite in found["suites"].items():
         note = "" if suite["same_goldens"] else " (different golden sets: not paired)"
-        print(f"\nsuite {name}{note}")
+        console.out(f"\nsuite {name}{note}")
         rows = []
         for spec, m in suite["metrics"].items():
             flag = (
                 "" if m["comparable"] or m["a"] is None or m["b"] is None else "signatures differ"
             )
             rows.append([spec, number(m["a"]), number(m["b"]), signed(m["delta"]), flag])
-        print(table(["metric", "A", "B", "B-A", ""], rows))
+        console.out(table(["metric", "A", "B", "B-A", ""], rows))
     return 0

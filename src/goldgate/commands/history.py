@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 
+from goldgate import console
 from goldgate.commands._common import add_config_argument, load, number, table
 from goldgate.errors import UsageError
 
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         last=args.last or None,
     )
     for warning in view.warnings:
-        print(f"goldgate: {_inert(warning)}", file=sys.stderr)
+        console.err(f"goldgate: {console.inline(warning)}")
     if args.json:
         document = {
             "runs": [asdict(row) for row in view.rows],
@@ -100,9 +100,9 @@ def run(args: argparse.Namespace) -> int:
             ],
             "flaky": [asdict(item) for item in view.flaky],
         }
-        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        console.out(console.json_text(json.dumps(document, indent=2, ensure_ascii=False)))
         return 0
-    print(render_table(view))
+    console.out(render_table(view))
     return 0
 
 
@@ -121,7 +121,7 @@ def render_table(view: object) -> str:
             [
                 row.created_at,
                 (row.commit or "-")[:8] + ("+" if row.dirty else ""),
-                _inert(row.branch or "-"),
+                console.inline(row.branch or "-"),
                 number(row.score),
                 "-" if row.low is None or row.high is None else f"[{row.low:.2f}, {row.high:.2f}]",
                 number(row.baseline),
@@ -139,9 +139,3 @@ def render_table(view: object) -> str:
             more = "… → " if len(points) > 8 else ""
             lines.append(f"  {suite} {metric}: {more}{shown}")
     return "\n".join(lines).rstrip()
-
-
-def _inert(text: str) -> str:
-    """Commit messages and branch names are not ours: control characters shown escaped."""
-    shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
-    return " " + shown if shown.startswith("::") else shown

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from goldgate import console
 from goldgate.errors import UsageError
 
 HELP = "Write a small working example: goldgate.yaml, golden sets and predictions."
@@ -430,9 +431,9 @@ def run(args: argparse.Namespace) -> int:
     directory: Path = args.directory
     written = scaffold(directory, force=args.force)
     for path in written:
-        print(f"wrote {path}")
+        console.out(f"wrote {path}")
     where = "" if directory == Path(".") else f"cd {directory} && "
-    print(
+    console.out(
         "\nnext:\n"
         f"  {where}goldgate run      # score the example predictions (no baseline yet)\n"
         f"  {where}goldgate bless    # accept these scores as the baseline\n"

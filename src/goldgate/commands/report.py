@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from goldgate import console
 from goldgate.commands._common import publish_to_github
 from goldgate.errors import InputError
 from goldgate.report import FORMATS, render, write_text_atomic
@@ -48,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
         publish_to_github(result, args.result.parent, comment=args.comment)
     text = render(result, args.format)
     if args.output == "-":
-        sys.stdout.buffer.write(text.encode("utf-8"))
+        safe = console.json_text(text) if args.format == "json" else console.clean(text)
+        sys.stdout.buffer.write(safe.encode("utf-8"))
         sys.stdout.flush()
         return 0
     out = Path(args.output)

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from goldgate import console
 from goldgate.commands._common import (
     add_config_argument,
     add_jobs_argument,
@@ -84,12 +85,12 @@ def run(args: argparse.Namespace) -> int:
         report_formats=args.formats,
     )
     if args.json:
-        sys.stdout.write(result.to_json())
+        sys.stdout.write(console.json_text(result.to_json()))
     else:
-        print(summary(result))
-        print(f"result: {config.report.dir / RESULT_FILENAME}")
+        console.out(summary(result))
+        console.out(f"result: {config.report.dir / RESULT_FILENAME}")
     for error in result.errors:
-        print(f"goldgate: error: {error}", file=sys.stderr)
+        console.err(f"goldgate: error: {error}")
     if github_mode(args):
         publish_to_github(result, config.report.dir, comment=args.comment, root=config.root)
     return result.exit_code

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
+
+from goldgate import console
 
 HELP = "Print the JSON Schema of goldgate.yaml (or of the result or baseline files)."
 
@@ -43,5 +44,5 @@ def schema_of(which: str) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the schema as indented JSON."""
-    sys.stdout.write(json.dumps(schema_of(args.which), indent=2, ensure_ascii=False) + "\n")
+    console.out(console.json_text(json.dumps(schema_of(args.which), indent=2, ensure_ascii=False)))
     return 0

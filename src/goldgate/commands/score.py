@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+from goldgate import console
 from goldgate.errors import UsageError
 from goldgate.metrics.engine import MetricResult, score_corpus
 from goldgate.metrics.registry import metric_from_spec
@@ -134,7 +134,9 @@ def run(args: argparse.Namespace) -> int:
         gc.enable()
     if args.json:
         document = results_json(results, per_example=args.per_example)
-        sys.stdout.write(json.dumps(document, ensure_ascii=False, default=_json_default) + "\n")
+        console.out(
+            console.json_text(json.dumps(document, ensure_ascii=False, default=_json_default))
+        )
     else:
-        sys.stdout.write(format_table(results, per_example=args.per_example) + "\n")
+        console.out(format_table(results, per_example=args.per_example))
     return 0

@@ -231,6 +231,10 @@ def _suite_blocks(suite: SuiteView, ci: str) -> list[str]:
         f"### {suite.verdict_icon} {ident(suite.name)}: {suite.verdict_label}\n\n"
         f"{suite.n_examples:,} examples in {code(suite.goldens)}{counts}{new}\n\n"
     ]
+    if suite.notes:
+        blocks.append(
+            "> [!NOTE]\n" + "".join(f"> {prose(note)}  \n" for note in suite.notes) + "\n"
+        )
     if suite.error:
         blocks.append(f"**Error:** {prose(suite.error)}\n\n")
     if suite.metrics:

@@ -243,6 +243,8 @@ class SuiteView:
     n_regressed: int
     n_improved: int
     n_new: int
+    #: plain-text lines on how the run was obtained: golden-set change, cached outputs reused
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -525,7 +527,45 @@ def _suite_view(suite: SuiteResult, alpha: float | None = None) -> SuiteView:
         n_regressed=n_regressed,
         n_improved=n_improved,
         n_new=sum(ex.new for ex in suite.examples),
+        notes=tuple(suite_notes(suite)),
     )
+
+
+#: removed or edited examples listed by name in a note (the JSON result has them all)
+MAX_NOTE_IDS = 10
+
+
+def suite_notes(suite: SuiteResult) -> list[str]:
+    """Plain-text lines on the golden-set change (every face shows the same words)."""
+    from goldgate.golden_change import describe
+
+    notes: list[str] = []
+    change = suite.golden_change
+    if change is not None:
+        notes.append(describe(change) + "; the verdict is decided on them")
+        if change.added:
+            shown = ", ".join(change.added[:MAX_NOTE_IDS])
+            extra = len(change.added) - MAX_NOTE_IDS
+            more = f" and {extra:,} more" if extra > 0 else ""
+            notes.append(f"added (no baseline): {shown}{more}")
+        for label, items in (("removed", change.removed), ("edited", change.edited)):
+            if not items:
+                continue
+            listed = [
+                item.id
+                + (
+                    " ("
+                    + ", ".join(f"{m} {fmt_points(v)}" for m, v in item.baseline_scores.items())
+                    + ")"
+                    if item.baseline_scores
+                    else ""
+                )
+                for item in items[:MAX_NOTE_IDS]
+            ]
+            more = f" and {len(items) - MAX_NOTE_IDS:,} more" if len(items) > MAX_NOTE_IDS else ""
+            why = " (a removal can hide a regression)" if label == "removed" else ""
+            notes.append(f"{label}{why}, blessed scores: {'; '.join(listed)}{more}")
+    return notes
 
 
 _RANK_STATUSES = (CheckStatus.FAIL, CheckStatus.FORGIVEN, CheckStatus.IMPROVED)

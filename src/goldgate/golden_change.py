@@ -1,0 +1,130 @@
+"""A golden set that changed since the baseline: what changed, and the part both sides share.
+
+A pull request that adds, edits or removes golden examples must still be gated. The
+baseline is cut down to the examples both sides share (same id, same content digest), so
+paired statistics, the bootstrap and flips are computed on that common subset, while
+``min``/``max`` apply to the whole current set (the gate does that by itself: current scores
+always cover every example). An edited example counts as removed and added: its old scores
+are reported, its new one has no baseline.
+
+Removing examples can hide a regression (drop the ones that got worse and the rest passes),
+so removals are always reported, and ``max_removed`` turns too many into a failed check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from goldgate.baseline import SuiteBaseline, strip_nrefs
+from goldgate.errors import BaselineError
+from goldgate.metrics.base import Metric
+from goldgate.result import ChangedExample, CheckResult, CheckStatus, GoldenChange
+
+#: the pseudo-metric under which golden-set checks (``max_removed``) are reported
+GOLDENS_CHECK = "goldens"
+
+
+@dataclass(frozen=True)
+class SharedBaseline:
+    """The baseline restricted to the examples both sides share, and the change itself."""
+
+    baseline: SuiteBaseline
+    change: GoldenChange
+
+
+def shared_baseline(
+    blessed: SuiteBaseline,
+    *,
+    digests: Mapping[str, str],
+    golden_hash: str,
+    metrics: Mapping[str, Metric[Any]],
+    signatures: Mapping[str, str],
+    suite: str,
+    source: str,
+) -> SharedBaseline:
+    """Cut ``blessed`` down to the examples of ``digests`` (id → digest) with the same digest.
+
+    A metric whose signature differs beyond ``nrefs`` (which depends on the whole set) is
+    still a ``BaselineError``: scores are only compared under the same settings.
+    """
+    for spec, signature in signatures.items():
+        kept = blessed.metrics.get(spec)
+        if kept is not None and strip_nrefs(kept.signature) != strip_nrefs(signature):
+            raise BaselineError(
+                f"{source}: suite {suite!r}, metric {spec!r}: the signature differs from the"
+                f" baseline's (baseline {kept.signature}, now {signature}); scores are only"
+                " compared under the same settings; run `goldgate bless` to accept the new ones"
+            )
+    old = blessed.digests()
+    added = [i for i in digests if i not in old]
+    edited = [i for i in digests if i in old and old[i] != digests[i]]
+    removed = [i for i in old if i not in digests]
+    shared = [i for i in digests if i in old and old[i] == digests[i]]
+    change = GoldenChange(
+        baseline_hash=blessed.golden_hash,
+        n_shared=len(shared),
+        added=added,
+        removed=_old_scores(blessed, removed, metrics),
+        edited=_old_scores(blessed, edited, metrics),
+    )
+    restricted = blessed.restricted(shared, golden_hash=golden_hash)
+    return SharedBaseline(restricted, change)
+
+
+def _old_scores(
+    blessed: SuiteBaseline, ids: Sequence[str], metrics: Mapping[str, Metric[Any]]
+) -> list[ChangedExample]:
+    from goldgate.gate import example_scores
+
+    scores: dict[str, list[float]] = {
+        spec: example_scores(metric, blessed.stats_array(spec, ids))
+        for spec, metric in metrics.items()
+        if spec in blessed.metrics and ids
+    }
+    return [
+        ChangedExample(
+            id=example_id,
+            baseline_scores={spec: values[index] for spec, values in scores.items()},
+            baseline_output=(outputs[0] if (outputs := blessed.outputs_of(example_id)) else None),
+        )
+        for index, example_id in enumerate(ids)
+    ]
+
+
+def removed_check(suite: str, change: GoldenChange, max_removed: int | None) -> CheckResult | None:
+    """The ``max_removed`` check: removed (and edited) examples beyond the cap fail the suite."""
+    if max_removed is None:
+        return None
+    gone = len(change.removed) + len(change.edited)
+    ok = gone <= max_removed
+    shown = ", ".join(item.id for item in [*change.removed, *change.edited][:5])
+    more = f" and {gone - 5} more" if gone > 5 else ""
+    detail = f" ({shown}{more})" if gone else ""
+    return CheckResult(
+        suite=suite,
+        metric=GOLDENS_CHECK,
+        rule="max_removed",
+        threshold=float(max_removed),
+        status=CheckStatus.PASS if ok else CheckStatus.FAIL,
+        message=(
+            f"{suite}: {gone} golden example{'s' if gone != 1 else ''} removed or edited since"
+            f" the baseline{detail}; "
+            + ("at most" if ok else "more than the allowed")
+            + f" {max_removed} (max_removed)"
+        ),
+    )
+
+
+def describe(change: GoldenChange) -> str:
+    """One line: how the golden set changed and on how many examples the verdict stands."""
+    parts = [
+        f"{len(change.added)} added",
+        f"{len(change.edited)} edited",
+        f"{len(change.removed)} removed",
+    ]
+    return (
+        f"golden set changed since the baseline ({', '.join(parts)}): compared on"
+        f" {change.n_shared} shared example{'s' if change.n_shared != 1 else ''}"
+    )

@@ -1,0 +1,225 @@
+"""Everyday workflows end to end, through the installed command in a temporary git repository.
+
+A pull request that adds and edits golden examples is gated on the shared examples and the
+change is reported (exit 0 or 1 by the rules, never 2); removals are flagged and capped.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_end_to_end import Project
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Project:
+    """A project on branch main with a committed, blessed baseline."""
+    project = Project(tmp_path)
+    assert project.goldgate("init").returncode == 0
+    (tmp_path / ".gitignore").write_text("goldgate-report/\n.goldgate/\n")
+    git(tmp_path, "init", "-q", "-b", "main")
+    blessed = project.goldgate("bless")
+    assert blessed.returncode == 0, blessed.stdout + blessed.stderr
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "goldens and baseline")
+    git(tmp_path, "checkout", "-q", "-b", "pr")
+    return project
+
+
+def _add_examples(project: Project, count: int, *, right: bool = True) -> list[str]:
+    goldens = project.rows("goldens/qa.jsonl")
+    predictions = project.rows("predictions/qa.jsonl")
+    ids = []
+    for k in range(count):
+        example_id = f"qa-new-{k}"
+        ids.append(example_id)
+        goldens.append(
+            {"id": example_id, "input": f"What is {k} plus one?", "references": [str(k + 1)]}
+        )
+        predictions.append({"id": example_id, "output": str(k + 1) if right else "no idea"})
+    project.write_rows("goldens/qa.jsonl", goldens)
+    project.write_rows("predictions/qa.jsonl", predictions)
+    return ids
+
+
+def _edit_reference(project: Project, index: int) -> str:
+    goldens = project.rows("goldens/qa.jsonl")
+    goldens[index]["references"] = [*goldens[index]["references"], "another accepted answer"]
+    project.write_rows("goldens/qa.jsonl", goldens)
+    return str(goldens[index]["id"])
+
+
+def _suite(project: Project, name: str = "qa") -> dict[str, Any]:
+    return next(s for s in project.result()["suites"] if s["name"] == name)
+
+
+def test_a_pull_request_adding_and_editing_examples_is_gated_on_the_shared_ones(
+    repo: Project,
+) -> None:
+    added = _add_examples(repo, 5)
+    edited = _edit_reference(repo, 3)
+    git(repo.root, "commit", "-q", "-am", "five new examples, one edited")
+
+    done = repo.goldgate("run", "--baseline-ref", "main")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "golden set changed since the baseline (5 added, 1 edited, 0 removed)" in done.stdout
+    assert "compared on 29 shared examples" in done.stdout
+    suite = _suite(repo)
+    change = suite["golden_change"]
+    assert change["added"] == added
+    assert [item["id"] for item in change["edited"]] == [edited]
+    assert change["edited"][0]["baseline_scores"]["exact_match"] == 100.0
+    assert change["removed"] == []
+    assert change["n_shared"] == 29
+    assert suite["n_examples"] == 35
+    new = {ex["id"] for ex in suite["examples"] if ex["new"]}
+    assert new == {*added, edited}
+    # The translate suite did not change: no change recorded there.
+    assert _suite(repo, "translate")["golden_change"] is None
+    markdown = (repo.root / "goldgate-report" / "report.md").read_text()
+    assert "5 added, 1 edited, 0 removed" in markdown
+    html = (repo.root / "goldgate-report" / "report.html").read_text()
+    assert "compared on 29 shared examples" in html
+
+
+def test_a_regression_on_the_shared_examples_still_fails(repo: Project) -> None:
+    _add_examples(repo, 5)
+    predictions = repo.rows("predictions/qa.jsonl")
+    for row in predictions[:10]:
+        row["output"] = "I cannot answer that"
+    repo.write_rows("predictions/qa.jsonl", predictions)
+    done = repo.goldgate("run", "--baseline-ref", "main")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAIL: qa: exact_match dropped beyond max_drop" in done.stdout
+    assert _suite(repo)["golden_change"]["n_shared"] == 30
+
+
+def test_min_rules_judge_the_whole_current_set(repo: Project) -> None:
+    # 30 wrong new answers pull exact match below its min of 60 while every shared one holds.
+    _add_examples(repo, 30, right=False)
+    done = repo.goldgate("run", "--baseline-ref", "main")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAIL: qa: exact_match" in done.stdout and "below the minimum 60.00" in done.stdout
+    checks = {(c["rule"], c["status"]) for c in _suite(repo)["checks"] if c["slice"] is None}
+    assert ("max_drop", "pass") in checks
+
+
+def test_removed_examples_are_flagged_and_capped(repo: Project) -> None:
+    repo.write_rows("goldens/qa.jsonl", repo.rows("goldens/qa.jsonl")[2:])
+    repo.write_rows("predictions/qa.jsonl", repo.rows("predictions/qa.jsonl")[2:])
+    done = repo.goldgate("run", "--baseline-ref", "main")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 added, 0 edited, 2 removed" in done.stdout
+    assert "a removal can hide a regression" in done.stdout
+    removed = _suite(repo)["golden_change"]["removed"]
+    assert [item["id"] for item in removed] == ["qa-001", "qa-002"]
+
+    config = repo.root / "goldgate.yaml"
+    config.write_text(config.read_text() + "max_removed: 1\n")
+    capped = repo.goldgate("run", "--baseline-ref", "main")
+    assert capped.returncode == 1, capped.stdout + capped.stderr
+    assert "FAIL: qa: 2 golden examples removed or edited" in capped.stdout
+    failed = [c for c in _suite(repo)["checks"] if c["status"] == "fail"]
+    assert [(c["metric"], c["rule"]) for c in failed] == [("goldens", "max_removed")]
+
+
+def test_on_golden_change_refuse_keeps_the_strict_behaviour(repo: Project) -> None:
+    _add_examples(repo, 1)
+    config = repo.root / "goldgate.yaml"
+    config.write_text(config.read_text() + "on_golden_change: refuse\n")
+    done = repo.goldgate("run", "--baseline-ref", "main")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "suite 'qa': the golden set changed" in done.stderr
+    checked = repo.goldgate("check")
+    assert checked.returncode == 2
+
+
+def test_check_reports_the_change_without_failing(repo: Project) -> None:
+    _add_examples(repo, 2)
+    done = repo.goldgate("check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "suite qa: 32 examples, golden set changed since the baseline (2 added" in done.stdout
+
+
+def test_result_json_round_trips_the_change(repo: Project) -> None:
+    _add_examples(repo, 1)
+    assert repo.goldgate("run").returncode == 0
+    rerendered = repo.goldgate("report", "goldgate-report/result.json", "--format", "md")
+    assert rerendered.returncode == 0, rerendered.stderr
+    assert "1 added, 0 edited, 0 removed" in rerendered.stdout
+    data = json.loads((repo.root / "goldgate-report" / "result.json").read_text())
+    assert data["suites"][0]["golden_change"]["added"] == ["qa-new-0"]
+
+
+# -- a command system that answers from the predictions files and logs every call -----------
+
+ANSWER = """\
+import json, os, sys
+
+suite = os.environ["GOLDGATE_SUITE"]
+with open(f"predictions/{suite}.jsonl", encoding="utf-8") as handle:
+    answers = {row["id"]: row["output"] for row in map(json.loads, handle)}
+crash_after = int(os.environ.get("CRASH_AFTER", "-1"))
+for count, line in enumerate(sys.stdin):
+    if count == crash_after:
+        sys.exit("crashed on purpose")
+    example_id = json.loads(line)["id"]
+    with open("calls.log", "a", encoding="utf-8") as log:
+        log.write(example_id + "\\n")
+    print(json.dumps({"id": example_id, "output": answers[example_id]}), flush=True)
+"""
+
+
+def use_command(project: Project, *, env: str = "") -> None:
+    """Switch the project to a command system (answer.py) that logs each call to calls.log."""
+    (project.root / "answer.py").write_text(ANSWER)
+    config = project.root / "goldgate.yaml"
+    text = config.read_text().replace(
+        "  predictions: predictions/{suite}.jsonl",
+        f"  command: {shlex.quote(sys.executable)} answer.py\n  concurrency: 1{env}",
+    )
+    config.write_text(text)
+
+
+def calls(project: Project) -> list[str]:
+    """The ids the command was called for since the last call of this function."""
+    log = project.root / "calls.log"
+    if not log.exists():
+        return []
+    ids = log.read_text().split()
+    log.unlink()
+    return ids
+
+
+def test_bless_new_only_calls_the_system_for_new_examples_only(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    assert project.goldgate("init").returncode == 0
+    use_command(project)
+    assert project.goldgate("bless").returncode == 0
+    assert len(calls(project)) == 46
+    added = _add_examples(project, 3)
+    done = project.goldgate("bless", "--new-only")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert calls(project) == added
+    baseline = json.loads((tmp_path / "goldgate.baseline.json").read_text())
+    assert set(added) <= set(baseline["suites"]["qa"]["examples"])
+    assert project.goldgate("run").returncode == 0

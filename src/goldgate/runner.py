@@ -285,9 +285,17 @@ def score_suite(
                 root=config.root,
                 cache_dir=config.cache_dir,
                 progress=progress,
+                dask=config.engine.dask_address,
             )
         )
-    return score_outputs(name, golden, outputs, suite.create_metrics(), jobs=config.engine.jobs)
+    return score_outputs(
+        name,
+        golden,
+        outputs,
+        suite.create_metrics(),
+        jobs=config.engine.jobs,
+        dask=config.engine.dask_address,
+    )
 
 
 def score_outputs(
@@ -297,11 +305,12 @@ def score_outputs(
     metrics: dict[str, Any],
     *,
     jobs: int | None = None,
+    dask: str | None = None,
 ) -> ScoredSuite:
     """Score given outputs (id → one output per sample) of a golden set with ``metrics``.
 
-    ``jobs`` processes score chunks of the set (None: every core on large sets); the
-    statistics do not depend on it.
+    ``jobs`` processes score chunks of the set (None: every core on large sets), or the Dask
+    cluster at ``dask``; the statistics do not depend on either.
     """
     ids = [record.id for record in golden.records]
     samples = _sample_count(name, ids, outputs)
@@ -310,7 +319,11 @@ def score_outputs(
     workers = resolve_jobs(jobs, len(ids))
     per_sample = [
         score_arrays(
-            pairs, [outputs[example_id][s] for example_id in ids], references, jobs=workers
+            pairs,
+            [outputs[example_id][s] for example_id in ids],
+            references,
+            jobs=workers,
+            dask=dask,
         )
         for s in range(samples)
     ]

@@ -73,8 +73,12 @@ def obtain_outputs(
     root: Path,
     cache_dir: Path,
     progress: ProgressReporter | None = None,
+    dask: str | None = None,
 ) -> dict[str, list[str]]:
-    """Outputs of ``system`` for every record: id → ``system.samples`` outputs."""
+    """Outputs of ``system`` for every record: id → ``system.samples`` outputs.
+
+    With ``dask`` (a scheduler address or ``local``) a callable runs on that cluster.
+    """
     if system.kind == "predictions":
         return read_predictions(
             system.predictions_path(golden.suite, root), golden, samples=system.samples
@@ -107,7 +111,20 @@ def obtain_outputs(
     progress.start(total, f"{golden.suite}: {system.kind}")
     progress.advance(total - len(calls))
     try:
-        if calls and function is not None:
+        if calls and function is not None and dask is not None:
+            from goldgate.dask_engine import client_for, run_callable_on_dask
+
+            run_callable_on_dask(
+                client_for(dask),
+                system,
+                calls,
+                deliver,
+                root=str(root),
+                checked=_checked_output,
+                call_error=_call_error,
+                timeout_error=_timeout_error,
+            )
+        elif calls and function is not None:
             run_callable(function, calls, deliver, system=system)
         elif calls:
             run_command(system, calls, deliver, suite=golden.suite, root=root)

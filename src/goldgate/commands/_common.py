@@ -54,6 +54,16 @@ def add_jobs_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_dask_argument(parser: argparse.ArgumentParser) -> None:
+    """``--dask ADDRESS``: score (and run a callable system) on a Dask cluster."""
+    parser.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="score, and run a callable system, on the Dask cluster at ADDRESS"
+        " (tcp://host:8786; 'local' starts one here); needs goldgate[dask]",
+    )
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -67,7 +77,7 @@ def _positive_int(text: str) -> int:
 def load(args: argparse.Namespace) -> Config:
     """The configuration named by ``--config``, or found in the current directory.
 
-    ``--jobs``, where the command has it, overrides ``engine.jobs``.
+    ``--jobs`` and ``--dask``, where the command has them, override ``engine``.
     """
     from goldgate.config import load_config
 
@@ -78,6 +88,12 @@ def load(args: argparse.Namespace) -> Config:
         config = config.model_copy(
             update={"engine": config.engine.model_copy(update={"jobs": jobs})}
         )
+    dask: str | None = getattr(args, "dask", None)
+    if dask is not None:
+        from goldgate.config import DaskConfig
+
+        engine = config.engine.model_copy(update={"dask": DaskConfig(address=dask)})
+        config = config.model_copy(update={"engine": engine})
     return config
 
 

@@ -7,6 +7,7 @@ import argparse
 from goldgate import console
 from goldgate.commands._common import (
     add_config_argument,
+    add_dask_argument,
     add_jobs_argument,
     add_quiet_argument,
     add_suite_argument,
@@ -30,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " score as it is",
     )
     add_jobs_argument(parser)
+    add_dask_argument(parser)
     add_quiet_argument(parser)
 
 

@@ -77,11 +77,12 @@ def score_arrays(
     *,
     jobs: int | None = None,
     chunk_size: int | None = None,
+    dask: str | None = None,
 ) -> list[FloatArray]:
     """Per-example statistics of every metric, one ``(n, k)`` float64 array each.
 
     Equal, value for value, to the rows ``score_corpus`` gives for the whole corpus, for any
-    ``jobs`` and ``chunk_size``.
+    ``jobs``, ``chunk_size`` and ``dask`` (a Dask scheduler address, or ``local``).
     """
     size = chunk_size or DEFAULT_CHUNK_SIZE
     return score_chunks(
@@ -89,6 +90,7 @@ def score_arrays(
         chunked(candidates, references, size),
         total=len(candidates),
         jobs=resolve_jobs(jobs, len(candidates)),
+        dask=dask,
     )
 
 
@@ -98,6 +100,7 @@ def score_chunks(
     *,
     total: int | None = None,
     jobs: int = 1,
+    dask: str | None = None,
 ) -> list[FloatArray]:
     """Score a stream of chunks in order; the rows of all chunks stacked, per metric.
 
@@ -106,13 +109,20 @@ def score_chunks(
     filled in place instead of concatenated.
     """
     pairs = list(metrics)
+    parts: Iterable[list[FloatArray]]
+    if dask is not None:
+        from goldgate.dask_engine import client_for, score_on_dask
+
+        parts = score_on_dask(client_for(dask), pairs, chunks)
+        return _stack(pairs, parts, total)
     if jobs > 1 and not _picklable(pairs):
         jobs = 1  # a metric that cannot travel to a worker (a local function) scores here
     parts = _score_local(pairs, chunks) if jobs <= 1 else _score_pool(pairs, chunks, jobs)
     return _stack(pairs, parts, total)
 
 
-def _chunk_arrays(pairs: MetricPairs, chunk: Chunk) -> list[FloatArray]:
+def chunk_arrays(pairs: MetricPairs, chunk: Chunk) -> list[FloatArray]:
+    """One chunk's statistics, one ``(rows, k)`` array per metric."""
     candidates, references = chunk
     results = score_corpus(pairs, candidates, references)
     arrays = []
@@ -125,7 +135,7 @@ def _chunk_arrays(pairs: MetricPairs, chunk: Chunk) -> list[FloatArray]:
 
 def _score_local(pairs: MetricPairs, chunks: Iterable[Chunk]) -> Iterator[list[FloatArray]]:
     for chunk in chunks:
-        yield _chunk_arrays(pairs, chunk)
+        yield chunk_arrays(pairs, chunk)
 
 
 # The worker's metrics, set once per process by the pool's initializer.
@@ -138,7 +148,7 @@ def _init_worker(payload: bytes) -> None:
 
 
 def _score_in_worker(chunk: Chunk) -> list[FloatArray]:
-    return _chunk_arrays(_WORKER_METRICS, chunk)
+    return chunk_arrays(_WORKER_METRICS, chunk)
 
 
 def _picklable(pairs: MetricPairs) -> bool:

@@ -14,6 +14,7 @@ from goldgate.github import (
     CommentOutcome,
     GitHubEnvironment,
     annotation_lines,
+    comment_marker,
     fit_comment,
     publish,
     step_outputs,
@@ -208,7 +209,8 @@ def test_unreachable_api_does_not_fail_the_run(tmp_path: Path) -> None:
 def test_long_report_is_cut_to_fit_a_comment() -> None:
     body = fit_comment("# verdict: regressed\n" + "x" * 200_000)
     assert len(body) <= MAX_COMMENT_CHARS
-    assert body.startswith(COMMENT_MARKER) and "# verdict: regressed" in body
+    assert body.startswith(comment_marker("") + "\n" + COMMENT_MARKER)
+    assert "# verdict: regressed" in body
 
 
 def test_multiline_outputs_use_a_heredoc(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -18,13 +19,23 @@ from pathlib import Path
 from typing import Any
 
 from goldgate import console
+from goldgate.errors import InputError
 from goldgate.report.markdown import MARKER as COMMENT_MARKER
+from goldgate.report.markdown import prose
 from goldgate.result import CheckStatus, ExampleResult, RunResult, SuiteResult, gain
 
 #: GitHub rejects comment bodies over 65,536 characters.
 MAX_COMMENT_CHARS = 65_000
 DEFAULT_API_URL = "https://api.github.com"
 _TIMEOUT_S = 30
+#: a ``Link: rel="next"`` chain longer than this (10,000 comments) is a misbehaving API
+MAX_PAGES = 100
+#: and so is a search for the comment that takes longer than this, whatever the page count
+MAX_SEARCH_S = 120.0
+#: who comments with the workflow's ``GITHUB_TOKEN`` (which may not read ``GET /user``)
+ACTIONS_BOT = "github-actions[bot]"
+#: a pull-request number has at most this many digits (int() refuses over 4,300)
+_MAX_NUMBER_DIGITS = 12
 
 
 @dataclass(frozen=True)
@@ -41,6 +52,10 @@ class GitHubEnvironment:
     workspace: Path | None = None
     #: set by a trusted ``workflow_run`` workflow that comments for a fork's pull request
     pr_number_override: int | None = None
+    #: tells two goldgate workflows' comments on one pull request apart (default: config path)
+    comment_key: str = ""
+    #: the login the token comments as, when neither ``GET /user`` nor the default can tell
+    comment_author: str = ""
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> GitHubEnvironment:
@@ -60,8 +75,34 @@ class GitHubEnvironment:
             api_url=(environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
             token=environ.get("GOLDGATE_GITHUB_TOKEN") or environ.get("GITHUB_TOKEN") or None,
             workspace=path("GITHUB_WORKSPACE"),
-            pr_number_override=int(override) if override.isdigit() else None,
+            pr_number_override=(
+                int(override)
+                if override.isascii() and override.isdigit() and len(override) <= _MAX_NUMBER_DIGITS
+                else None
+            ),
+            comment_key=environ.get("GOLDGATE_COMMENT_KEY", "").strip(),
+            comment_author=environ.get("GOLDGATE_COMMENT_AUTHOR", "").strip(),
         )
+
+    def check_files(self) -> None:
+        """``InputError`` when ``$GITHUB_STEP_SUMMARY`` or ``$GITHUB_OUTPUT`` cannot be appended to.
+
+        Checked before the gate runs, so a misconfigured step fails at once and clearly.
+        """
+        for name, path in (
+            ("GITHUB_STEP_SUMMARY", self.step_summary),
+            ("GITHUB_OUTPUT", self.output),
+        ):
+            if path is None:
+                continue
+            if path.is_dir():
+                raise InputError(
+                    f"{name}={path}: is a directory, not a file goldgate can append to"
+                )
+            if not path.parent.is_dir():
+                raise InputError(f"{name}={path}: directory {path.parent} does not exist")
+            if path.exists() and not path.is_file():
+                raise InputError(f"{name}={path}: not a regular file")
 
     def pull_request_number(self) -> int | None:
         """The pull request this run belongs to, from the event payload or the override."""
@@ -69,14 +110,24 @@ class GitHubEnvironment:
             return self.pr_number_override
         if self.event_path is None:
             return None
+        where = f"GITHUB_EVENT_PATH={self.event_path}"
         try:
-            payload = json.loads(self.event_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        number = (payload.get("pull_request") or {}).get("number")
-        if number is None and "pull_request" in (payload.get("issue") or {}):
-            number = payload["issue"].get("number")
-        return number if isinstance(number, int) else None
+            payload = json.loads(self.event_path.read_bytes())
+        except OSError as exc:
+            raise InputError(f"{where}: cannot read the event payload: {exc.strerror}") from None
+        except (ValueError, RecursionError):
+            raise InputError(f"{where}: the event payload is not valid JSON") from None
+        if not isinstance(payload, dict):
+            raise InputError(f"{where}: the event payload is not a JSON object")
+        pull_request = payload.get("pull_request")
+        issue = payload.get("issue")
+        number = pull_request.get("number") if isinstance(pull_request, dict) else None
+        if number is None and isinstance(issue, dict) and "pull_request" in issue:
+            number = issue.get("number")
+        # bool is an int to Python; a pull request number is not.
+        if number is None or (isinstance(number, int) and not isinstance(number, bool)):
+            return number if number is None or number > 0 else None
+        raise InputError(f"{where}: the pull request number is not an integer")
 
 
 # -- step outputs ------------------------------------------------------------------------------
@@ -113,14 +164,20 @@ def write_step_outputs(path: Path, outputs: Mapping[str, str]) -> None:
             lines.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
         else:
             lines.append(f"{name}={value}\n")
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write("".join(lines))
+    _append(path, "GITHUB_OUTPUT", "".join(lines))
 
 
 def append_step_summary(path: Path, markdown: str) -> None:
     """Append Markdown to ``$GITHUB_STEP_SUMMARY``."""
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(markdown if markdown.endswith("\n") else markdown + "\n")
+    _append(path, "GITHUB_STEP_SUMMARY", markdown if markdown.endswith("\n") else markdown + "\n")
+
+
+def _append(path: Path, name: str, text: str) -> None:
+    try:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise InputError(f"{name}={path}: cannot append: {exc.strerror or exc}") from None
 
 
 # -- annotations ------------------------------------------------------------------------------
@@ -224,23 +281,36 @@ class CommentResult:
 
 class _ApiError(Exception):
     def __init__(self, status: int, message: str) -> None:
-        super().__init__(f"HTTP {status}: {message}")
+        super().__init__(f"HTTP {status}: {message}" if status else message)
         self.status = status
 
 
 class _Api:
+    """The few REST calls goldgate makes; every message it builds has the token redacted."""
+
     def __init__(self, base_url: str, token: str) -> None:
+        parts = urllib.parse.urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise _ApiError(0, f"GITHUB_API_URL={console.inline(base_url)!s} is not an http(s) URL")
         self.base_url = base_url
         self._token = token
-        self._host = urllib.parse.urlsplit(base_url).netloc
+        self._origin = (parts.scheme, parts.netloc)
+
+    def redact(self, text: str) -> str:
+        """``text`` without the token (an error body may echo the request's headers)."""
+        return text.replace(self._token, console.REDACTED) if self._token else text
+
+    def absolute(self, url: str) -> str:
+        """``url`` itself, or the API's base URL joined with a path."""
+        return url if url.startswith(("http://", "https://")) else self.base_url + url
 
     def request(
         self, method: str, url: str, body: Mapping[str, Any] | None = None
     ) -> tuple[Any, dict[str, str]]:
-        if not url.startswith("http"):
-            url = self.base_url + url
-        # Never send the token to a host other than the API's (a crafted Link header).
-        if urllib.parse.urlsplit(url).netloc != self._host:
+        url = self.absolute(url)
+        # Never send the token to another host, or over another scheme (a crafted Link header).
+        parts = urllib.parse.urlsplit(url)
+        if (parts.scheme, parts.netloc) != self._origin:
             raise _ApiError(0, "refusing to follow a link to another host")
         data = json.dumps(body).encode("utf-8") if body is not None else None
         request = urllib.request.Request(url, data=data, method=method)
@@ -250,23 +320,31 @@ class _Api:
         request.add_header("User-Agent", "goldgate")
         if data is not None:
             request.add_header("Content-Type", "application/json")
+        what = f"{method} {parts.path}"
         try:
             with urllib.request.urlopen(request, timeout=_TIMEOUT_S) as response:
                 payload = response.read()
                 headers = {k.lower(): v for k, v in response.headers.items()}
         except urllib.error.HTTPError as exc:
-            raise _ApiError(exc.code, _api_message(exc)) from None
-        except (urllib.error.URLError, OSError) as exc:
-            raise _ApiError(0, f"cannot reach the GitHub API: {exc}") from None
-        return (json.loads(payload) if payload else None), headers
+            raise _ApiError(exc.code, self.redact(_api_message(exc))[:200]) from None
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            reason = self.redact(str(exc))[:200]
+            raise _ApiError(0, f"cannot reach the GitHub API: {reason}") from None
+        try:
+            return (json.loads(payload) if payload else None), headers
+        except (ValueError, RecursionError):
+            raise _ApiError(
+                0, f"{what}: the API answered with something that is not JSON"
+            ) from None
 
 
 def _api_message(exc: urllib.error.HTTPError) -> str:
     try:
-        message = json.loads(exc.read()).get("message", "")
-    except (ValueError, AttributeError, OSError):
+        document = json.loads(exc.read())
+        message = document.get("message", "") if isinstance(document, dict) else ""
+    except (ValueError, RecursionError, OSError):
         message = ""
-    return str(message or exc.reason)[:200]
+    return str(message or exc.reason)
 
 
 def _next_link(headers: Mapping[str, str]) -> str | None:
@@ -277,17 +355,41 @@ def _next_link(headers: Mapping[str, str]) -> str | None:
     return None
 
 
-def _existing_comments(api: _Api, path: str) -> Iterable[dict[str, Any]]:
-    url: str | None = f"{path}?per_page=100"
+def _existing_comments(
+    api: _Api, path: str, *, clock: Any = time.monotonic
+) -> Iterable[dict[str, Any]]:
+    """Every comment of the issue, page by page; a page chain that never ends is an error."""
+    url: str | None = api.absolute(f"{path}?per_page=100")
+    seen: set[str] = set()
+    started = clock()
     while url:
+        if len(seen) >= MAX_PAGES or clock() - started > MAX_SEARCH_S:
+            raise _ApiError(
+                0,
+                f"the API kept paginating ({len(seen)} pages in {clock() - started:.0f} s);"
+                " stopped looking for goldgate's comment",
+            )
+        if url in seen:
+            raise _ApiError(0, "the API's pages link back to one already read; stopped")
+        seen.add(url)
         page, headers = api.request("GET", url)
-        yield from page or []
+        if not isinstance(page, list) or not all(isinstance(c, dict) for c in page):
+            raise _ApiError(0, f"GET {path}: the API answered with something that is not a list")
+        yield from page
         url = _next_link(headers)
 
 
-def fit_comment(markdown: str) -> str:
-    """The marker plus the report, cut (never the verdict at its top) to GitHub's limit."""
+def comment_marker(key: str) -> str:
+    """The hidden line that tells goldgate's comment for ``key`` apart from any other."""
+    # Quoted so that the key can neither close the HTML comment nor span lines.
+    quoted = urllib.parse.quote(key, safe="/.@_+=:").replace("-", "%2D")
+    return f"<!-- goldgate-comment key={quoted} -->"
+
+
+def fit_comment(markdown: str, key: str = "") -> str:
+    """The markers plus the report, cut (never the verdict at its top) to GitHub's limit."""
     body = markdown if COMMENT_MARKER in markdown else f"{COMMENT_MARKER}\n{markdown}"
+    body = f"{comment_marker(key)}\n{body}"
     if len(body) <= MAX_COMMENT_CHARS:
         return body
     note = (
@@ -296,33 +398,102 @@ def fit_comment(markdown: str) -> str:
     return body[: MAX_COMMENT_CHARS - len(note)] + note
 
 
-def upsert_comment(env: GitHubEnvironment, markdown: str) -> CommentResult:
-    """Create goldgate's comment on the pull request, or update it in place if it exists."""
-    number = env.pull_request_number()
+def _identity(api: _Api, env: GitHubEnvironment) -> str:
+    """The login comments made with this token carry.
+
+    A personal access token can read ``GET /user``; the workflow's ``GITHUB_TOKEN`` (an
+    installation token) cannot, and comments as ``github-actions[bot]``.
+    """
+    if env.comment_author:
+        return env.comment_author
+    try:
+        user, _ = api.request("GET", "/user")
+    except _ApiError as exc:
+        if exc.status in (401, 403, 404):
+            return ACTIONS_BOT
+        raise
+    login = user.get("login") if isinstance(user, dict) else None
+    if not isinstance(login, str) or not login:
+        raise _ApiError(0, "GET /user: the API answered without a login")
+    return login
+
+
+def _author(comment: Mapping[str, Any]) -> str | None:
+    user = comment.get("user")
+    login = user.get("login") if isinstance(user, dict) else None
+    return login if isinstance(login, str) else None
+
+
+def _find_own_comment(
+    comments: Iterable[dict[str, Any]], me: str, marker: str
+) -> dict[str, Any] | None:
+    """Our comment for this key; else our comment from before keys existed; else None.
+
+    Only a comment ``me`` wrote counts: anyone can paste the marker into a comment of theirs.
+    """
+    legacy = None
+    for comment in comments:
+        body = comment.get("body")
+        if _author(comment) != me or not isinstance(body, str):
+            continue
+        first_line = body.split("\n", 1)[0]
+        if first_line == marker:
+            return comment
+        if legacy is None and COMMENT_MARKER in body and "<!-- goldgate-comment key=" not in body:
+            legacy = comment
+    return legacy
+
+
+def upsert_comment(env: GitHubEnvironment, markdown: str, *, key: str = "") -> CommentResult:
+    """Create goldgate's comment on the pull request, or update it in place if it exists.
+
+    Only a comment by the token's own identity carrying the marker for ``key`` is updated; if
+    that update is refused, a new comment is created instead.
+    """
+    key = env.comment_key or key
+    try:
+        number = env.pull_request_number()
+    except InputError as exc:
+        return CommentResult(CommentOutcome.FAILED, str(exc))
     if number is None or not env.repository:
         return CommentResult(
             CommentOutcome.NOT_A_PULL_REQUEST, "this run is not for a pull request"
         )
     if not env.token:
         return CommentResult(CommentOutcome.NO_TOKEN, "no token was given to the action")
-    api = _Api(env.api_url, env.token)
-    body = fit_comment(markdown)
-    issue_path = f"/repos/{env.repository}/issues/{number}/comments"
+    body = fit_comment(markdown, key)
+    issue_path = f"/repos/{urllib.parse.quote(env.repository)}/issues/{number}/comments"
     try:
-        for comment in _existing_comments(api, issue_path):
-            if COMMENT_MARKER in (comment.get("body") or ""):
+        api = _Api(env.api_url, env.token)
+    except _ApiError as exc:
+        return CommentResult(CommentOutcome.FAILED, str(exc))
+    try:
+        ours = _find_own_comment(
+            _existing_comments(api, issue_path), _identity(api, env), comment_marker(key)
+        )
+        if ours is not None and isinstance(ours.get("id"), int):
+            try:
                 updated, _ = api.request(
                     "PATCH",
-                    f"/repos/{env.repository}/issues/comments/{comment['id']}",
+                    f"/repos/{urllib.parse.quote(env.repository)}/issues/comments/{ours['id']}",
                     {"body": body},
                 )
-                return CommentResult(CommentOutcome.UPDATED, url=(updated or {}).get("html_url"))
+                return CommentResult(CommentOutcome.UPDATED, url=_html_url(updated))
+            except _ApiError as exc:
+                if exc.status not in (403, 404, 422):
+                    raise
+                # Not ours to edit after all (or gone): a new comment still carries the report.
         created, _ = api.request("POST", issue_path, {"body": body})
-        return CommentResult(CommentOutcome.CREATED, url=(created or {}).get("html_url"))
+        return CommentResult(CommentOutcome.CREATED, url=_html_url(created))
     except _ApiError as exc:
         if exc.status in (401, 403, 404):
             return CommentResult(CommentOutcome.NO_PERMISSION, str(exc))
         return CommentResult(CommentOutcome.FAILED, str(exc))
+
+
+def _html_url(comment: Any) -> str | None:
+    url = comment.get("html_url") if isinstance(comment, dict) else None
+    return url if isinstance(url, str) else None
 
 
 # -- everything GitHub mode does after a run ---------------------------------------------------
@@ -347,9 +518,12 @@ def publish(
 ) -> PublishOutcome:
     """Write the job summary and step outputs, and post or update the sticky comment.
 
-    ``root`` is the project root the result's golden paths are relative to.
+    ``root`` is the project root the result's golden paths are relative to. The comment's key
+    is ``GOLDGATE_COMMENT_KEY`` or else the configuration's path in the repository.
     """
-    comment_result = upsert_comment(env, markdown) if comment else None
+    env.check_files()
+    key = _repository_path(result.config, root, env.workspace) if result.config else ""
+    comment_result = upsert_comment(env, markdown, key=key) if comment else None
     if env.step_summary is not None:
         summary = markdown
         if comment_result is not None and comment_result.outcome in (
@@ -359,11 +533,11 @@ def publish(
         ):
             summary += (
                 "\n\n> [!NOTE]\n> goldgate could not comment on this pull request "
-                f"({comment_result.detail}). A pull request from a fork gets a read-only "
+                f"({prose(comment_result.detail)}). A pull request from a fork gets a read-only "
                 "token; see the `workflow_run` recipe in goldgate's README to comment from a "
                 "trusted workflow. The report above is complete.\n"
             )
-        append_step_summary(env.step_summary, summary)
+        append_step_summary(env.step_summary, console.redact(summary))
     if env.output is not None:
         write_step_outputs(env.output, step_outputs(result, report_dir))
     lines = annotation_lines(result, root=root, workspace=env.workspace)

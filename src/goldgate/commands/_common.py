@@ -184,6 +184,25 @@ def github_mode(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "github", False)) or os.environ.get("GITHUB_ACTIONS") == "true"
 
 
+def prepare_github() -> None:
+    """Before anything else in GitHub mode: the token redacted and masked, the files checked.
+
+    The ``::add-mask::`` line is written only inside GitHub Actions (``GITHUB_ACTIONS=true``),
+    where the runner consumes it; anywhere else it would print the token.
+    """
+    import os
+
+    from goldgate import console
+    from goldgate.github import GitHubEnvironment
+
+    env = GitHubEnvironment.from_environ(os.environ)
+    if env.token:
+        console.add_secret(env.token)
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            console.mask(env.token)
+    env.check_files()
+
+
 def publish_to_github(
     result: RunResult, report_dir: Path, *, comment: bool, root: Path | None = None
 ) -> None:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from goldgate import console
-from goldgate.commands._common import publish_to_github
+from goldgate.commands._common import prepare_github, publish_to_github
 from goldgate.errors import InputError
 from goldgate.report import FORMATS, render, write_text_atomic
 from goldgate.result import RunResult
@@ -44,6 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Render the result; exits 0 whatever its verdict (rendering is not gating)."""
+    if args.github:
+        prepare_github()
     result = RunResult.from_json_file(args.result)
     if args.github:
         publish_to_github(result, args.result.parent, comment=args.comment)

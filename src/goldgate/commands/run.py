@@ -15,6 +15,7 @@ from goldgate.commands._common import (
     add_suite_argument,
     github_mode,
     load,
+    prepare_github,
     progress,
     publish_to_github,
     summary,
@@ -71,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
     from goldgate.runner import RESULT_FILENAME
     from goldgate.runner import run as run_gate
 
+    if github_mode(args):
+        prepare_github()
     config = load(args)
     if args.report_dir is not None:
         directory = (

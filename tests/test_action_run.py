@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.action_runner import ActionRun, python_shim, run_action
+from tests.crashes import crash_env
 from tests.fake_github import FakeGitHub, fake_github
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,7 +77,11 @@ def api() -> Iterator[FakeGitHub]:
 
 
 def run_in_github(
-    work: Path, api: FakeGitHub, scratch: Path, **inputs: str
+    work: Path,
+    api: FakeGitHub,
+    scratch: Path,
+    extra_env: dict[str, str] | None = None,
+    **inputs: str,
 ) -> tuple[ActionRun, dict[str, Any]]:
     scratch.mkdir(parents=True, exist_ok=True)
     event = scratch / "event.json"
@@ -95,6 +100,7 @@ def run_in_github(
         "GITHUB_WORKSPACE": str(work),
         "GITHUB_STEP_SUMMARY": str(files["summary.md"]),
         "GITHUB_BASE_REF": "main",
+        **(extra_env or {}),
     }
     github = {"token": TOKEN, "action_path": str(ROOT), "base_ref": "main"}
     run = run_action(
@@ -226,3 +232,28 @@ def test_a_configuration_error_still_sets_the_outputs(
     assert "goldgate: error" in info["summary"]
     assert run.step("Upload the HTML report").kind == "uses"  # runner ignores `if:` here
     assert api.calls == []
+
+
+@pytest.mark.parametrize("fail_on_regression", ["true", "false"])
+def test_a_crash_fails_the_step_and_says_error_even_when_regressions_may_pass(
+    pull_request: Path, api: FakeGitHub, tmp_path: Path, fail_on_regression: str
+) -> None:
+    """A crash is not a regression: fail-on-regression: false must not let it pass."""
+    run, info = run_in_github(
+        pull_request,
+        api,
+        tmp_path,
+        extra_env=crash_env(tmp_path, "goldgate.report:write_reports"),
+        **{"fail-on-regression": fail_on_regression, "comment": "false"},
+    )
+    gate = run.step("Run the gate")
+    assert gate.returncode == 3, gate.stderr
+    assert "goldgate: internal error: ZeroDivisionError" in gate.stderr
+    assert "Traceback" not in gate.stdout + gate.stderr
+    assert run.failed
+    assert run.outputs["verdict"] == "error"
+    assert run.outputs["passed"] == "false"
+    assert "crashed" in info["summary"]
+    saved = Path(gate.stderr.strip().rsplit(" ", 1)[-1])
+    assert "injected by the test" in saved.read_text(encoding="utf-8")
+    saved.unlink()  # the clone is shared by this module's tests

@@ -11,6 +11,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -492,3 +493,36 @@ def test_importing_the_plugin_stays_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_crash_while_configuring_exits_3_in_one_line_not_internalerror(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
+        raise ZeroDivisionError("injected by the test")
+
+    monkeypatch.setattr("goldgate.config.load_config", boom)
+    result = run(project, "--goldgate")
+    assert result.ret == 3
+    output = result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in output
+    assert "Traceback" not in output
+    assert "goldgate: internal error: ZeroDivisionError: injected by the test" in output
+    saved = re.search(r"the traceback is in (\S+)", output)
+    assert saved is not None
+    assert "injected by the test" in Path(saved.group(1)).read_text(encoding="utf-8")
+
+
+def test_any_goldgate_error_while_configuring_is_a_usage_error(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goldgate.errors import InputError
+
+    def bad(*args: object, **kwargs: object) -> None:
+        raise InputError("goldens/qa.jsonl:3: a bad line")
+
+    monkeypatch.setattr("goldgate.config.load_config", bad)
+    result = run(project, "--goldgate")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "goldgate: goldens/qa.jsonl:3: a bad line" in result.stderr.str()
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()

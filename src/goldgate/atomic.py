@@ -1,11 +1,75 @@
-"""Atomic file writes: an interrupted write never leaves a damaged file behind."""
+"""Atomic, serialised file writes: an interrupted write never leaves a damaged file behind,
+and two goldgate processes never lose each other's update.
+
+Writers of files in one directory take an exclusive ``flock`` on the directory itself (no lock
+file to commit or ignore), held from the temporary file's creation to its rename. So while a
+writer holds the lock, any ``.<name>.*.tmp`` beside the file is the leftover of a writer that
+was killed (``kill -9``, a power cut) and is removed. A read-modify-write (``bless`` of one
+suite) holds the same lock around the read and the write: :func:`locked` is re-entrant within
+a process.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+
+
+class _DirectoryLock:
+    def __init__(self) -> None:
+        self.thread_lock = threading.RLock()
+        self.depth = 0
+        self.descriptor: int | None = None
+
+
+_locks: dict[str, _DirectoryLock] = {}
+_locks_guard = threading.Lock()
+
+
+@contextlib.contextmanager
+def locked(directory: Path) -> Iterator[None]:
+    """Hold the exclusive lock of ``directory`` (created if missing) across processes.
+
+    Re-entrant in one process; threads of the process take turns. Where the file system
+    cannot lock (some network mounts), writes are still atomic but not serialised.
+    """
+    key = os.path.realpath(directory)
+    with _locks_guard:
+        lock = _locks.setdefault(key, _DirectoryLock())
+    with lock.thread_lock:
+        if lock.depth == 0:
+            lock.descriptor = _acquire(Path(key))
+        lock.depth += 1
+        try:
+            yield
+        finally:
+            lock.depth -= 1
+            if lock.depth == 0 and lock.descriptor is not None:
+                os.close(lock.descriptor)  # closing the descriptor releases the flock
+                lock.descriptor = None
+
+
+def _acquire(directory: Path) -> int | None:
+    if sys.platform == "win32":  # pragma: no cover - no flock: atomic, not serialised
+        return None
+    import fcntl
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:  # no such folder can be made or read: the write itself will say why
+        return None
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+    except OSError:
+        os.close(descriptor)
+        return None
+    return descriptor
 
 
 def _umask() -> int:
@@ -18,22 +82,45 @@ def _umask() -> int:
 def write_text_atomic(path: Path, text: str, *, newline: str | None = "") -> None:
     """Write through a temporary file beside ``path``, fsync, ``os.replace``, fsync the folder.
 
-    The file gets the permissions a plain ``open`` would give it (mkstemp's are 0600).
+    The file gets the permissions a plain ``open`` would give it (mkstemp's are 0600). The
+    directory's lock is held throughout, and stale temporaries of ``path`` are removed first.
     """
     directory = path.parent
-    descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline=newline) as stream:
-            stream.write(text)
-            stream.flush()
-            os.fchmod(stream.fileno(), 0o666 & ~_umask())
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
+    with locked(directory):
+        remove_stale_temporaries(path)
+        descriptor, temporary = tempfile.mkstemp(
+            dir=directory, prefix=f".{path.name}.", suffix=".tmp"
+        )
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8", newline=newline) as stream:
+                stream.write(text)
+                stream.flush()
+                os.fchmod(stream.fileno(), 0o666 & ~_umask())
+                os.fsync(stream.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+        _fsync_directory(directory)
+
+
+def remove_stale_temporaries(path: Path) -> list[Path]:
+    """Remove the ``.<name>.*.tmp`` files that killed writers of ``path`` left; call locked.
+
+    Every writer holds the directory's lock while its temporary exists, so under the lock
+    none of them belongs to a live writer.
+    """
+    removed = []
+    for candidate in path.parent.glob(f".{_glob_escape(path.name)}.*.tmp"):
         with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    _fsync_directory(directory)
+            candidate.unlink()
+            removed.append(candidate)
+    return removed
+
+
+def _glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
 
 
 def _fsync_directory(directory: Path) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from goldgate.atomic import write_text_atomic
 from goldgate.errors import BaselineError
 from goldgate.gitinfo import GitFailed as _GitFailed
 from goldgate.gitinfo import git as _git
+from goldgate.metrics.base import Metric
 from goldgate.packed import (
     ColumnType,
     PackError,
@@ -42,7 +44,7 @@ from goldgate.packed import (
     unpack_columns,
     unpack_json,
 )
-from goldgate.stats import FloatArray
+from goldgate.stats import FloatArray, sample_score
 
 BASELINE_SCHEMA_VERSION: Literal["goldgate.baseline/1"] = "goldgate.baseline/1"
 #: The schema of a file with at least one packed suite.
@@ -584,6 +586,54 @@ def verify_suite(
                 f" baseline's (baseline {blessed.signature}, now {signature}); scores are only"
                 " compared under the same settings; run `goldgate bless` to accept the new ones"
             )
+
+
+def verify_scores(
+    suite_baseline: SuiteBaseline,
+    metrics: Mapping[str, Metric[Any]],
+    *,
+    signatures: Mapping[str, str],
+    suite: str,
+    source: str,
+) -> None:
+    """Recompute each blessed score that today's metric can (same signature, less ``nrefs``)
+    from the blessed statistics; a stored score they do not give is a damaged baseline."""
+    for spec, metric in metrics.items():
+        blessed = suite_baseline.metrics.get(spec)
+        if blessed is not None and strip_nrefs(blessed.signature) == strip_nrefs(
+            signatures.get(spec, "")
+        ):
+            verify_score(suite_baseline, spec, metric, suite=suite, source=source)
+
+
+#: How far a stored score may lie from the one its statistics give: float noise from adding
+#: them up in another order (the file keeps examples sorted by id), nothing a person types.
+SCORE_TOLERANCE = 1e-6
+
+
+def verify_score(
+    suite_baseline: SuiteBaseline, spec: str, metric: Metric[Any], *, suite: str, source: str
+) -> None:
+    """Refuse a blessed score that does not follow from the blessed per-example statistics.
+
+    The gate compares today's statistics with the blessed ones example by example, and the
+    reports show the blessed score: an edited score, or statistics zeroed to turn a drop into
+    an "improvement", must not be believed.
+    """
+    blessed = suite_baseline.metrics[spec]
+    ids = suite_baseline.example_ids()
+    with np.errstate(over="ignore", invalid="ignore"):
+        recomputed = sample_score(metric, suite_baseline.stats_array(spec, ids)) if ids else None
+    if recomputed is None:
+        return
+    if not math.isfinite(recomputed) or not math.isclose(
+        blessed.score, recomputed, rel_tol=SCORE_TOLERANCE, abs_tol=SCORE_TOLERANCE
+    ):
+        raise BaselineError(
+            f"{source}: damaged baseline: suite {suite!r}, metric {spec!r}: the stored score"
+            f" {blessed.score!r} does not follow from the stored per-example statistics (they"
+            f" give {recomputed!r}); restore the file from git or run `goldgate bless` again"
+        )
 
 
 def _check_examples_match(

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from goldgate.atomic import locked
 from goldgate.errors import GoldgateError
 
 CacheMode = Literal["resume", "reuse", "off"]
@@ -93,7 +94,8 @@ class OutputCache:
         self.close()
         if self.mode == "resume" and self.path.exists():
             try:
-                os.replace(self.path, self.last_path)
+                with locked(self.directory):  # not while another run writes its header
+                    os.replace(self.path, self.last_path)
             except OSError as exc:
                 raise GoldgateError(
                     f"{self.path}: cannot move the finished cache aside: {exc.strerror or exc}"
@@ -110,7 +112,8 @@ class OutputCache:
         with self._lock:
             try:
                 if self._fd is None:
-                    self._fd = self._open()
+                    with locked(self.directory):  # one header, even for two runs at once
+                        self._fd = self._open()
                 _write_all(self._fd, data)
             except OSError as exc:
                 raise GoldgateError(

@@ -5,16 +5,22 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from goldgate import console
 from goldgate._version import __version__
-from goldgate.errors import GoldgateError
+from goldgate.errors import GoldgateError, Terminated
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1
 EXIT_ERROR = 2
+EXIT_INTERNAL = 3  # a bug: the traceback is saved to a file (goldgate.crash)
+EXIT_SIGINT = 130
+EXIT_SIGTERM = 143
 
 # Each command lives in goldgate.commands.<module> and provides
 #   add_arguments(parser: argparse.ArgumentParser) -> None
@@ -59,7 +65,54 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run a goldgate command; returns 0 pass, 1 regression, 2 usage or input error."""
+    """Run a goldgate command; 0 pass, 1 regression, 2 usage or input error, 3 internal error.
+
+    Exit code 1 is a verdict and nothing else: any exception that is not a
+    :class:`GoldgateError` is a crash, saved to a file and reported in one line (exit 3).
+    """
+    previous = _on_sigterm_raise()
+    try:
+        return _main(argv)
+    except SystemExit:
+        raise  # argparse's own exits (usage errors, --help, --version)
+    except KeyboardInterrupt:
+        console.err("goldgate: interrupted")
+        return EXIT_SIGINT
+    except Terminated:
+        console.err("goldgate: terminated (SIGTERM)")
+        return EXIT_SIGTERM
+    except BrokenPipeError:
+        # The reader went away (``goldgate run | head``): silence the flush at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_ERROR
+    except Exception as exc:
+        from goldgate.crash import crash_message, save_traceback
+
+        console.err(crash_message(exc, save_traceback(exc)))
+        return EXIT_INTERNAL
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _on_sigterm_raise() -> signal.Handlers | Callable[..., Any] | int | None:
+    """Make SIGTERM unwind like Ctrl-C (systems killed, cache kept); the old handler, or None.
+
+    Only the main thread may set a handler; elsewhere (main() called from a worker thread)
+    SIGTERM keeps its default action.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    return previous if previous is not None else signal.SIG_DFL
+
+
+def _main(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     command = words[0] if words and words[0] in COMMANDS else None
     parser = build_parser(command)
@@ -72,14 +125,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GoldgateError as exc:
         console.err(f"goldgate: error: {exc}")
         return exc.exit_code
-    except KeyboardInterrupt:
-        console.err("goldgate: interrupted")
-        return 130
-    except BrokenPipeError:
-        # The reader went away (``goldgate run | head``): silence the flush at exit.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_ERROR
     return code
 
 

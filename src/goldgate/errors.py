@@ -37,9 +37,49 @@ class SystemRunError(GoldgateError):
     """The system under test crashed, hung or returned too few or unknown outputs."""
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived (a CI runner cancelling the job): unwind like Ctrl-C, then exit 143.
+
+    A ``BaseException`` for the same reason as ``KeyboardInterrupt``: no ``except Exception``
+    may swallow it, and every ``finally`` on the way out (killing a command's process group,
+    closing the cache) still runs.
+    """
+
+
+def describe_exception(exc: BaseException, *, limit: int = 500) -> str:
+    """``Type: message`` for an exception raised by someone else's code, safe to print.
+
+    Its ``str()`` may itself raise, be huge or hold newlines and control characters (a
+    model's text, a hostile plugin): the message is clipped and shown as a Python literal.
+    """
+    name = type(exc).__name__
+    try:
+        text = str(exc)
+    except Exception as failed:  # a broken __str__ must not turn a clear error into a crash
+        return f"{name} (its message could not be read: {type(failed).__name__})"
+    if not text:
+        return name
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    if text.isprintable():
+        return f"{name}: {text}"
+    return f"{name}: {text!r}"
+
+
 def did_you_mean(word: str, choices: list[str] | tuple[str, ...] | set[str]) -> str:
     """Return ' (did you mean 'x'?)' for the nearest valid spelling, or '' when none is close."""
     import difflib
 
     close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.5)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def where_raised(exc: BaseException) -> str:
+    """`` at file:line`` of the innermost frame that raised ``exc`` (a user's code), or ''."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return ""
+    frame = frames[-1]
+    return f" at {frame.filename}:{frame.lineno}"

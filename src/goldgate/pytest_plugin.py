@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from goldgate import console
-from goldgate.errors import ConfigError, GoldgateError, did_you_mean
+from goldgate.errors import GoldgateError, did_you_mean
 from goldgate.pytest_session import (
     ROOT_NAME,
     WORKDIR_KEY,
@@ -31,6 +31,7 @@ from goldgate.pytest_session import (
 )
 
 if TYPE_CHECKING:
+    from goldgate.config import Config
     from goldgate.result import SuiteResult
 
 SESSION_KEY = pytest.StashKey[GoldgateSession]()
@@ -100,6 +101,21 @@ def _usage_error(exc: GoldgateError) -> pytest.UsageError:
     return pytest.UsageError(console.clean(f"goldgate: {exc}"))
 
 
+def _load_config(session: GoldgateSession) -> Config:
+    """The configuration; a bad one is a usage error (exit 4), a crash exits 3 in one line."""
+    try:
+        return session.config()
+    except GoldgateError as exc:
+        raise _usage_error(exc) from None
+    except Exception as exc:
+        # A bug, not a usage error: one line naming the saved traceback and pytest's exit 3
+        # (its INTERNAL_ERROR), instead of an INTERNALERROR page.
+        from goldgate.crash import EXIT_INTERNAL, crash_message, save_traceback
+
+        message = console.clean(crash_message(exc, save_traceback(exc)))
+        pytest.exit(message, returncode=EXIT_INTERNAL)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Create the session; with --goldgate, load the configuration now (errors are usage)."""
     config.addinivalue_line(
@@ -117,10 +133,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.stash[SESSION_KEY] = session
     if session.settings.enabled:
-        try:
-            session.config()
-        except ConfigError as exc:
-            raise _usage_error(exc) from None
+        _load_config(session)
         if workerinput is None and config.pluginmanager.hasplugin("xdist"):
             config.pluginmanager.register(XdistHooks(session), "goldgate-xdist")
 
@@ -234,10 +247,7 @@ def pytest_collection_modifyitems(
     # On an xdist worker a usage error is an internal error of the whole run: there the same
     # problems fail the tests concerned instead, with the same message.
     if uses and not state.is_worker:
-        try:
-            suites = state.config().suites
-        except ConfigError as exc:
-            raise _usage_error(exc) from None
+        suites = _load_config(state).suites
         for item in marked:
             suite = _marker_check(item)[0]
             if suite not in suites:

@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import tempfile
-import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -199,9 +198,10 @@ class GoldgateSession:
         return self._outcome
 
     def _crashed(self, exc: Exception) -> Outcome:
-        # A bug, not bad input: keep the traceback, and never run the suites a second time.
-        trace = "".join(traceback.format_exception(exc)).rstrip()
-        return Outcome(error=f"goldgate crashed: {type(exc).__name__}: {exc}\n{trace}")
+        # A bug, not bad input: keep the traceback in a file, and never run the suites twice.
+        from goldgate.crash import crash_message, save_traceback
+
+        return Outcome(error=crash_message(exc, save_traceback(exc)))
 
     def compute_for_ids(self, node_ids: Sequence[str]) -> None:
         """On the xdist controller: run the suites of the collected items and publish."""

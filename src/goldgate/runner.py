@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from goldgate._version import __version__
+from goldgate.atomic import locked
 from goldgate.baseline import (
     Baseline,
     BaselineMetric,
@@ -31,6 +32,7 @@ from goldgate.baseline import (
     read_baseline_at_ref,
     record_digest,
     strip_nrefs,
+    verify_scores,
     verify_suite,
     write_baseline,
 )
@@ -46,6 +48,7 @@ from goldgate.gate import (
 )
 from goldgate.golden_change import describe, removed_check, shared_baseline
 from goldgate.goldens import GoldenSet, load_goldens
+from goldgate.metrics.engine import MetricComputeError
 from goldgate.metrics.parallel import resolve_jobs, score_arrays
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
@@ -167,26 +170,36 @@ def bless(
     metrics new to a suite). Suites not selected keep their blessed entries.
     """
     names = _select(config, suites)
-    existing: Baseline | None = None
-    # A full bless of every suite keeps nothing of the old file, so it may replace a damaged one.
+    prior: Baseline | None = None
     if config.baseline.exists() and (new_only or suites is not None):
-        existing = read_baseline(config.baseline)
-    blessed: dict[str, SuiteBaseline] = {}
-    if existing is not None:
-        blessed.update(
-            (name, suite) for name, suite in existing.suites.items() if name in config.suites
-        )
+        prior = read_baseline(config.baseline)  # a damaged file stops before any system call
+    scored: dict[str, ScoredSuite] = {}
     for name in names:
-        old = existing.suites.get(name) if existing is not None and new_only else None
-        known = _kept_outputs(config, name, old) if old is not None else None
-        scored = score_suite(config, name, progress=progress, known=known)
-        fresh = suite_baseline(config, scored)
-        blessed[name] = fresh if old is None else merge_new_only(old, fresh, scored, name)
-    baseline = Baseline(
-        goldgate_version=__version__,
-        suites={name: blessed[name] for name in config.suites if name in blessed},
-    )
-    write_baseline(config.baseline, baseline)
+        kept = prior.suites.get(name) if prior is not None and new_only else None
+        known = _kept_outputs(config, name, kept) if kept is not None else None
+        scored[name] = score_suite(config, name, progress=progress, known=known)
+    # The read-modify-write under the baseline's lock, the file read afresh: a bless of
+    # another suite running at the same time lands either before (and is kept) or after (and
+    # keeps ours). The scoring above stays outside the lock.
+    with locked(config.baseline.parent):
+        existing: Baseline | None = None
+        # A full bless of every suite keeps nothing of the old file: it may replace a damaged one.
+        if config.baseline.exists() and (new_only or suites is not None):
+            existing = read_baseline(config.baseline)
+        blessed: dict[str, SuiteBaseline] = {}
+        if existing is not None:
+            blessed.update(
+                (name, suite) for name, suite in existing.suites.items() if name in config.suites
+            )
+        for name in names:
+            fresh = suite_baseline(config, scored[name])
+            old = existing.suites.get(name) if existing is not None and new_only else None
+            blessed[name] = fresh if old is None else merge_new_only(old, fresh, scored[name], name)
+        baseline = Baseline(
+            goldgate_version=__version__,
+            suites={name: blessed[name] for name in config.suites if name in blessed},
+        )
+        write_baseline(config.baseline, baseline)
     return config.baseline
 
 
@@ -240,6 +253,8 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
                         source=label,
                         digests=_digests(golden),
                     )
+                # the blessed scores must follow from the blessed statistics
+                verify_scores(blessed, metrics, signatures=signatures, suite=name, source=label)
             found.append(
                 SuiteCheck(name, len(golden), golden.content_hash, None, blessed is not None, note)
             )
@@ -317,16 +332,21 @@ def score_outputs(
     references = [list(record.references) for record in golden.records]
     pairs = list(metrics.items())
     workers = resolve_jobs(jobs, len(ids))
-    per_sample = [
-        score_arrays(
-            pairs,
-            [outputs[example_id][s] for example_id in ids],
-            references,
-            jobs=workers,
-            dask=dask,
-        )
-        for s in range(samples)
-    ]
+    per_sample = []
+    for s in range(samples):
+        try:
+            per_sample.append(
+                score_arrays(
+                    pairs,
+                    [outputs[example_id][s] for example_id in ids],
+                    references,
+                    jobs=workers,
+                    dask=dask,
+                )
+            )
+        except MetricComputeError as exc:
+            sample = f", sample {s}" if samples > 1 else ""
+            raise exc.naming(f"suite {name!r}, id {ids[exc.index]!r}{sample}") from None
     counts = [len(refs) for refs in references]
     scored_metrics = []
     for position, (spec, metric) in enumerate(pairs):
@@ -377,6 +397,7 @@ def _gate_suite(
     change: GoldenChange | None = None
     if blessed is not None:
         signatures = {item.spec: item.signature for item in scored.scores.metrics}
+        whole = blessed  # as read, before a shared subset of it is taken
         if (
             blessed.golden_hash != scored.golden.content_hash
             and config.on_golden_change == "compare"
@@ -413,6 +434,14 @@ def _gate_suite(
                 source=baseline_label,
                 digests=_digests(scored.golden),
             )
+        # the blessed scores must follow from the blessed statistics
+        verify_scores(
+            whole,
+            {item.spec: item.metric for item in scored.scores.metrics},
+            signatures=signatures,
+            suite=name,
+            source=baseline_label,
+        )
         missing = [item.spec for item in scored.scores.metrics if item.spec not in blessed.metrics]
         if missing:
             hints.append(

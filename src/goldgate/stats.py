@@ -202,15 +202,18 @@ def compare_many(
         sides = [
             _scores_of_totals(metric, next(totals), side.shape[0]) for side in (current, baseline)
         ]
-        deltas = sides[0] - sides[1]
-        delta = sample_score(metric, current) - sample_score(metric, baseline)
-        results.append(
-            BootstrapResult(
-                delta=delta,
-                interval=percentile_interval(deltas, alpha),
-                p_value=two_sided_p(delta, deltas),
+        # A custom metric's huge scores may overflow here; inf and nan are then the honest
+        # answer (the report shows them), and NumPy's warnings would only litter stderr.
+        with np.errstate(over="ignore", invalid="ignore"):
+            deltas = sides[0] - sides[1]
+            delta = sample_score(metric, current) - sample_score(metric, baseline)
+            results.append(
+                BootstrapResult(
+                    delta=delta,
+                    interval=percentile_interval(deltas, alpha),
+                    p_value=two_sided_p(delta, deltas),
+                )
             )
-        )
     return results
 
 

@@ -4,15 +4,18 @@ A **command** is started once per suite without a shell (``shlex.split``), in th
 directory. goldgate writes one JSON line ``{"id", "input"}`` per call to its stdin (with
 ``"sample": k`` too when ``samples`` > 1), closes stdin, and reads ``{"id", "output"}`` lines
 from its stdout in any order, caching each as it arrives. ``timeout_s`` bounds the wait for
-each next output line; on expiry the command's whole process group is killed. How to use
+each next output line; on expiry the command's whole process group is killed and the error
+names the ids still in flight. Once the command and its process group are gone, goldgate stops
+reading even if a process that left the group (``setsid``) still holds stdout open. How to use
 ``concurrency`` is the command's business: it gets it as ``GOLDGATE_CONCURRENCY`` (and the
 suite as ``GOLDGATE_SUITE``). ``PYTHONUNBUFFERED=1`` is set so a Python command's prints
 arrive as they happen; other programs should flush stdout after each line.
 
 A **callable** ``package.module:function`` (imported with the config's directory on
 ``sys.path``) is called with each record's ``input`` and returns a string. An ``async def``
-runs on one event loop, at most ``concurrency`` calls at once, each cancelled after
-``timeout_s``; a plain function runs in ``concurrency`` worker threads, and a call that
+runs on one event loop in a thread of its own, at most ``concurrency`` calls at once, each
+cancelled after ``timeout_s`` — and a watchdog ends the wait when a call blocks the loop so it
+cannot be cancelled; a plain function runs in ``concurrency`` worker threads, and a call that
 overruns ``timeout_s`` fails the run (its thread cannot be stopped, and is abandoned).
 When a call fails, no new calls start, calls in flight are allowed to finish and are cached,
 then the error is raised.
@@ -34,15 +37,20 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from goldgate.cache import CacheKey, OutputCache, canonical_json, input_hash
 from goldgate.config import SystemConfig
-from goldgate.errors import InputError, SystemRunError, did_you_mean
+from goldgate.errors import (
+    InputError,
+    SystemRunError,
+    describe_exception,
+    did_you_mean,
+    where_raised,
+)
 from goldgate.goldens import GoldenRecord, GoldenSet, read_utf8
 from goldgate.progress import NullProgress, ProgressReporter
 
@@ -50,6 +58,8 @@ STDERR_TAIL_LINES = 15
 STDERR_TAIL_CHARS = 2000
 SHOWN_IDS = 10
 KILL_GRACE_S = 1.0
+#: How often the wait for a command's next line looks at whether it has exited.
+POLL_S = 0.1
 
 T = TypeVar("T")
 
@@ -86,7 +96,8 @@ def obtain_outputs(
     progress = progress or NullProgress()
     function: Callable[..., Any] | None = None
     if system.kind == "callable":
-        function, identity = load_callable(system, root)
+        with guard_os_exit():  # also while importing: ``from os import _exit`` gets the guard
+            function, identity = load_callable(system, root)
     else:
         identity = command_identity(system)
     cache = OutputCache(cache_dir, golden.suite, identity, mode=system.cache)
@@ -125,7 +136,8 @@ def obtain_outputs(
                 timeout_error=_timeout_error,
             )
         elif calls and function is not None:
-            run_callable(function, calls, deliver, system=system)
+            with guard_os_exit():
+                run_callable(function, calls, deliver, system=system)
         elif calls:
             run_command(system, calls, deliver, suite=golden.suite, root=root)
     finally:
@@ -338,23 +350,42 @@ class _CommandSession:
 
     def _run(self) -> None:
         line_number = 0
+        deadline = time.monotonic() + self.timeout
+        exited_at: float | None = None
         while True:
-            try:
-                item = self.stdout.get(timeout=self.timeout)
-            except queue.Empty:
+            now = time.monotonic()
+            if exited_at is None and self.process.poll() is not None:
+                exited_at = now
+            if (
+                exited_at is not None
+                and now - exited_at > KILL_GRACE_S
+                and not _group_alive(self.process.pid)
+            ):
+                # The command and its process group are gone, yet its stdout stays open: a
+                # process that left the group (a daemon, a ``setsid`` grandchild) holds the
+                # pipe. What the command wrote has been read by now; EOF may never come.
+                break
+            if now >= deadline:
                 self._fail_timeout()
+            try:
+                item = self.stdout.get(timeout=min(POLL_S, max(deadline - now, 0.0)))
+            except queue.Empty:
+                continue
             if item is _EOF:
                 self.stdout_ended = True
                 break
             assert isinstance(item, bytes)
             line_number += 1
             self._accept(item, line_number)
+            deadline = time.monotonic() + self.timeout  # timeout_s bounds each next line
         try:
             code = self.process.wait(timeout=self.timeout)
         except subprocess.TimeoutExpired:
             self._fail_timeout(closed_stdout=True)
         if code != 0:
-            raise self._error(f"{_exit_text(code)} after {self._progress_text()}")
+            raise self._error(
+                f"{_exit_text(code)} after {self._progress_text()}{self._in_flight_text()}"
+            )
         if self.remaining:
             waiting = [rid for rid, samples in self.pending.items() if samples]
             raise self._error(
@@ -366,10 +397,13 @@ class _CommandSession:
     def close(self) -> None:
         if self.process.poll() is None:
             _kill_group(self.process)
-        for thread in self.threads:
-            thread.join(timeout=1.0)
-        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            if stream is not None:
+        streams = (self.process.stdin, self.process.stdout, self.process.stderr)
+        for thread, stream in zip(self.threads, streams, strict=True):
+            thread.join(timeout=KILL_GRACE_S)
+            # A thread still blocked on a pipe that an escaped grandchild holds open keeps its
+            # stream: closing a buffered stream another thread is reading waits for that read
+            # to end — possibly forever. The daemon thread and its pipe go with the process.
+            if stream is not None and not thread.is_alive():
                 with contextlib.suppress(OSError):
                     stream.close()
 
@@ -428,13 +462,22 @@ class _CommandSession:
         what = "did not exit" if closed_stdout or not self.remaining else "produced no output"
         raise self._error(
             f"{what} within timeout_s={self.timeout:g}s and was killed "
-            f"(after {self._progress_text()})"
+            f"(after {self._progress_text()}){self._in_flight_text()}"
         )
 
     def _progress_text(self) -> str:
         return f"{self.received} of {len(self.calls)} output(s), which are cached"
 
+    def _in_flight_text(self) -> str:
+        # Every input was sent at once: each one still without an answer was in flight.
+        waiting = [record_id for record_id, samples in self.pending.items() if samples]
+        return f"; in flight (no output yet): {_ids(waiting)}" if waiting else ""
+
     def _error(self, message: str, *, stderr: bool = True) -> SystemRunError:
+        if stderr and self.process.poll() is not None:
+            # The command is gone: let the reader take the last of its stderr (a grandchild
+            # holding the pipe open costs a grace, not a hang).
+            self.threads[2].join(timeout=KILL_GRACE_S)
         tail = _tail(self.stderr) if stderr else ""
         return SystemRunError(f"{self.label}: {message}{tail}")
 
@@ -491,6 +534,17 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
             continue
 
 
+def _group_alive(pgid: int) -> bool:
+    """Whether any process is left in the process group ``pgid`` (the command's own)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _daemon(target: Callable[[], None]) -> threading.Thread:
     thread = threading.Thread(target=target, daemon=True)
     thread.start()
@@ -525,6 +579,56 @@ def _shown_command(argv: list[str]) -> str:
 # -- callable --------------------------------------------------------------------------------
 
 
+class ExitCalled(BaseException):
+    """A callable called ``os._exit`` (or ``sys.exit``) in goldgate's process: caught, not obeyed.
+
+    A ``BaseException``, so that the user's own ``except Exception`` cannot swallow it.
+    """
+
+    def __init__(self, code: object, function: str = "os._exit") -> None:
+        super().__init__(code)
+        self.code = code
+        self.function = function
+
+
+_exit_guard_depth = 0
+_exit_guard_lock = threading.Lock()
+_real_os_exit = os._exit
+
+
+def _guarded_os_exit(status: int) -> NoReturn:
+    # A forked child (multiprocessing) must still end the way it asks to; only goldgate's own
+    # process is protected, and only while a callable system runs.
+    if _exit_guard_depth and os.getpid() == _guard_pid:
+        raise ExitCalled(status)
+    _real_os_exit(status)
+
+
+_guard_pid = os.getpid()
+
+
+@contextlib.contextmanager
+def guard_os_exit() -> Iterator[None]:
+    """While a callable runs, ``os._exit`` in goldgate's process raises :class:`ExitCalled`.
+
+    ``os._exit`` ends a process at once, with no message and no cleanup: a callable that calls
+    it would end the whole run silently with its exit code (7 reads as a crash of goldgate,
+    1 as a regression). Exits from C code cannot be caught this way.
+    """
+    global _exit_guard_depth, _guard_pid
+    with _exit_guard_lock:
+        _exit_guard_depth += 1
+        _guard_pid = os.getpid()
+        os._exit = _guarded_os_exit
+    try:
+        yield
+    finally:
+        with _exit_guard_lock:
+            _exit_guard_depth -= 1
+            if not _exit_guard_depth:
+                os._exit = _real_os_exit
+
+
 def load_callable(system: SystemConfig, root: Path) -> tuple[Callable[..., Any], dict[str, Any]]:
     """Import ``package.module:function`` (root on sys.path) and its cache identity."""
     path = system.callable or ""
@@ -536,8 +640,7 @@ def load_callable(system: SystemConfig, root: Path) -> tuple[Callable[..., Any],
         module = importlib.import_module(module_name)
     except Exception as exc:  # the user's module may raise anything while importing
         raise SystemRunError(
-            f"{label}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
-            f"{_where_raised(exc)}"
+            f"{label}: cannot import {module_name!r}: {describe_exception(exc)}{where_raised(exc)}"
         ) from None
     obj: Any = module
     for part in attribute.split("."):
@@ -566,11 +669,7 @@ def run_callable(
     """Call ``function`` for every call, at most ``concurrency`` at once, each within timeout."""
     label = f"system.callable {system.callable!r}"
     if _is_async(function):
-        _run_coroutine(
-            lambda: _run_async(
-                function, calls, deliver, system.concurrency, system.timeout_s, label
-            )
-        )
+        _run_async_watched(function, calls, deliver, system.concurrency, system.timeout_s, label)
     else:
         _run_threads(function, calls, deliver, system.concurrency, system.timeout_s, label)
 
@@ -609,15 +708,110 @@ def lone_surrogate(text: str) -> str | None:
 
 
 def _call_error(exc: BaseException, call: Call, label: str) -> SystemRunError:
+    where = f"(id {call.record.id!r}){where_raised(exc)}"
+    if isinstance(exc, ExitCalled | SystemExit):
+        name = exc.function if isinstance(exc, ExitCalled) else "sys.exit"
+        return SystemRunError(
+            f"{label}: called {name}({exc.code!r}) {where}; a callable must return its output"
+            " (goldgate kept the run alive to say so)"
+        )
+    return SystemRunError(f"{label}: raised {describe_exception(exc)} {where}")
+
+
+def _timeout_error(
+    timeout: float, call: Call, label: str, in_flight: Sequence[Call] = ()
+) -> SystemRunError:
+    others = [c.record.id for c in in_flight if c is not call]
+    also = f"; also in flight: {_ids(others)}" if others else ""
     return SystemRunError(
-        f"{label}: raised {type(exc).__name__}: {exc} (id {call.record.id!r}){_where_raised(exc)}"
+        f"{label}: no answer within timeout_s={timeout:g}s (id {call.record.id!r}){also}"
     )
 
 
-def _timeout_error(timeout: float, call: Call, label: str) -> SystemRunError:
-    return SystemRunError(
-        f"{label}: no answer within timeout_s={timeout:g}s (id {call.record.id!r})"
-    )
+class _Flight:
+    """Which calls are running since when; shared by an event loop's thread and its watchdog."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.started: dict[int, float] = {}
+        self.abandoned = threading.Event()
+
+    def begin(self, index: int) -> None:
+        with self.lock:
+            self.started[index] = time.monotonic()
+
+    def end(self, index: int) -> None:
+        with self.lock:
+            self.started.pop(index, None)
+
+    def overdue(self, limit: float) -> tuple[list[int], list[int]]:
+        """Calls running longer than ``limit`` seconds, and every call in flight."""
+        now = time.monotonic()
+        with self.lock:
+            return (
+                sorted(i for i, t in self.started.items() if now - t > limit),
+                sorted(self.started),
+            )
+
+
+def _run_async_watched(
+    function: Callable[..., Awaitable[Any]],
+    calls: Sequence[Call],
+    deliver: Deliver,
+    concurrency: int,
+    timeout: float,
+    label: str,
+) -> None:
+    """Run the async calls on an event loop in a thread of their own, under a watchdog.
+
+    ``asyncio.wait_for`` cancels a call only when its event loop gets control back; a
+    coroutine that blocks the loop (``time.sleep``, a synchronous HTTP client) never gives it.
+    The watchdog in this thread sees such a call overrun ``timeout_s`` and stops waiting: the
+    run fails naming the ids in flight, and the loop's daemon thread is abandoned (a Python
+    thread cannot be killed); nothing it delivers afterwards is taken.
+    """
+    flight = _Flight()
+
+    def delivering(call: Call, output: str) -> None:
+        if not flight.abandoned.is_set():
+            deliver(call, output)
+
+    box: list[tuple[bool, Any]] = []
+
+    def target() -> None:
+        try:
+            box.append(
+                (
+                    True,
+                    asyncio.run(
+                        _run_async(function, calls, delivering, concurrency, timeout, label, flight)
+                    ),
+                )
+            )
+        except BaseException as exc:  # handed back to the watching thread
+            box.append((False, exc))
+
+    thread = _daemon(target)
+    try:
+        while thread.is_alive():
+            thread.join(timeout=POLL_S)
+            # wait_for cancels a cooperative call at timeout_s; a grace later, the loop is stuck
+            overdue, in_flight = flight.overdue(timeout + KILL_GRACE_S)
+            if overdue and thread.is_alive():
+                late = [calls[i].record.id for i in overdue]
+                others = [calls[i].record.id for i in in_flight if i not in overdue]
+                also = f"; also in flight: {_ids(others)}" if others else ""
+                raise SystemRunError(
+                    f"{label}: no answer within timeout_s={timeout:g}s for {_ids(late)}: a call"
+                    " blocks the event loop (blocking code inside `async def`), so none of them"
+                    f" could be cancelled{also}"
+                )
+    finally:
+        if thread.is_alive():
+            flight.abandoned.set()
+    ok, value = box[0]
+    if not ok:
+        raise value
 
 
 async def _run_async(
@@ -627,59 +821,45 @@ async def _run_async(
     concurrency: int,
     timeout: float,
     label: str,
+    flight: _Flight,
 ) -> None:
     semaphore = asyncio.Semaphore(concurrency)
     errors: list[SystemRunError] = []
 
-    async def one(call: Call) -> None:
+    async def one(index: int, call: Call) -> None:
         async with semaphore:
             if errors:
                 return
+            flight.begin(index)
             try:
                 value = await asyncio.wait_for(_awaitable(function, call.record.input), timeout)
             except TimeoutError:
-                errors.append(_timeout_error(timeout, call, label))
+                _, in_flight = flight.overdue(0.0)
+                errors.append(_timeout_error(timeout, call, label, [calls[i] for i in in_flight]))
                 return
-            except Exception as exc:  # the user's function may raise anything
+            except (Exception, ExitCalled) as exc:  # the user's code may raise anything
                 errors.append(_call_error(exc, call, label))
                 return
+            finally:
+                flight.end(index)
             try:
                 deliver(call, _checked_output(value, call, label))
             except SystemRunError as exc:
                 errors.append(exc)
 
-    await asyncio.gather(*(one(call) for call in calls))
+    await asyncio.gather(*(one(index, call) for index, call in enumerate(calls)))
     if errors:
         raise errors[0]
 
 
 async def _awaitable(function: Callable[..., Any], value: Any) -> Any:
-    result = function(value)
-    return await result if inspect.isawaitable(result) else result
-
-
-def _run_coroutine(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run a coroutine to the end, also when called from inside a running event loop."""
     try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(factory())
-    box: list[Any] = []
-
-    def target() -> None:
-        try:
-            box.append((True, asyncio.run(factory())))
-        except BaseException as exc:  # handed back to the calling thread
-            box.append((False, exc))
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join()
-    ok, value = box[0]
-    if not ok:
-        raise value
-    result: T = value
-    return result
+        result = function(value)
+        return await result if inspect.isawaitable(result) else result
+    except SystemExit as exc:
+        # asyncio re-raises SystemExit out of the event loop, past every caller: the run would
+        # end with the callable's exit code. Turned into a call error here, inside the task.
+        raise ExitCalled(exc.code, "sys.exit") from None
 
 
 def _run_threads(
@@ -742,7 +922,9 @@ def _run_threads(
                     for index in overdue:
                         started.pop(index, None)
                 finished += len(overdue)
-                first_error = first_error or _timeout_error(timeout, calls[overdue[0]], label)
+                first_error = first_error or _timeout_error(
+                    timeout, calls[overdue[0]], label, [calls[i] for i in sorted(in_flight)]
+                )
                 continue
             wait = min((t + timeout - now for t in in_flight.values()), default=timeout)
             try:
@@ -801,11 +983,3 @@ def _type(value: Any) -> str:
 
 def _clip(text: str, limit: int = 200) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
-
-
-def _where_raised(exc: BaseException) -> str:
-    frames = traceback.extract_tb(exc.__traceback__)
-    if not frames:
-        return ""
-    frame = frames[-1]
-    return f" at {frame.filename}:{frame.lineno}"

@@ -16,3 +16,12 @@ def scaffold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     assert main(["init"]) == 0
     return tmp_path
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty temporary working directory, outside GitHub mode, for a hand-made project."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    return tmp_path

@@ -188,3 +188,30 @@ def test_an_empty_corpus_gives_empty_arrays() -> None:
     metrics = _metrics()[:3]
     got = score_arrays(metrics, [], [], jobs=1)
     assert [a.shape for a in got] == [(0, len(m.stat_names)) for _, m in metrics]
+
+
+def bad_at_17(candidate: str, references: list[str]) -> float:
+    if candidate == "bad":
+        raise ValueError("no")
+    return 1.0
+
+
+def huge(candidate: str, references: list[str]) -> float:
+    return 1e308
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_failing_example_is_named_by_its_corpus_position(jobs: int) -> None:
+    from goldgate.metrics.engine import MetricComputeError
+
+    cands = ["ok"] * 30
+    cands[17] = "bad"
+    refs = [["x"]] * 30
+    metric = FunctionMetric("bad_at_17", bad_at_17, FunctionMetric.Options())
+    with pytest.raises(MetricComputeError) as caught:
+        score_arrays([("m", metric)], cands, refs, jobs=jobs, chunk_size=4)
+    assert caught.value.index == 17
+    # sums that overflow only across chunks are refused like one pass refuses them
+    big = FunctionMetric("huge", huge, FunctionMetric.Options())
+    with pytest.raises(MetricComputeError, match="too large to add up"):
+        score_arrays([("m", big)], cands, refs, jobs=1, chunk_size=4)

@@ -2,12 +2,35 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from goldgate.errors import InputError
+from goldgate.errors import GoldgateError, InputError, MetricError, describe_exception
 from goldgate.metrics.base import Metric, Score, Signature, Stats, sum_stats
+
+
+class MetricComputeError(MetricError):
+    """A metric failed on one example: it raised, or gave statistics that are not finite.
+
+    ``index`` is the example's position in the corpus; a caller that knows the example's id
+    rewrites the message with :meth:`naming`.
+    """
+
+    def __init__(self, spec: str, index: int, problem: str) -> None:
+        self.spec = spec
+        self.index = index
+        self.problem = problem
+        super().__init__(f"metric {spec!r}: {problem} (example {index + 1})")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Raised in a scoring worker and pickled back: rebuilt from its parts, not its message.
+        return (MetricComputeError, (self.spec, self.index, self.problem))
+
+    def naming(self, where: str) -> MetricError:
+        """The same error, the example named by ``where`` (``suite 'qa', id 'q7'``)."""
+        return MetricError(f"metric {self.spec!r}: {self.problem} ({where})")
 
 
 @dataclass(frozen=True)
@@ -97,11 +120,49 @@ def score_corpus(
     for index, (spec, metric) in enumerate(metrics):
         prep = cache.function(metric)
         example_stats = metric.example_stats
-        rows = tuple(
-            example_stats(prep(candidate), [prep(ref) for ref in refs])
-            for candidate, refs in zip(candidates, references, strict=True)
-        )
+        computed: list[Stats] = []
+        append = computed.append
+        try:
+            for candidate, refs in zip(candidates, references, strict=True):
+                append(example_stats(prep(candidate), [prep(ref) for ref in refs]))
+        except GoldgateError as exc:
+            raise MetricComputeError(spec, len(computed), str(exc)) from None
+        except Exception as exc:  # a user's metric may raise anything
+            raise MetricComputeError(
+                spec, len(computed), f"raised {describe_exception(exc)}"
+            ) from exc
+        rows = tuple(computed)
+        _check_finite(spec, rows)
         results.append(MetricResult(spec, metric, rows, metric.signature(reference_counts)))
         if keys[index] not in keys[index + 1 :]:
             cache.release(keys[index])
     return results
+
+
+def _check_finite(spec: str, rows: Sequence[Stats]) -> None:
+    """Refuse NaN, infinity and statistics whose sum overflows (a custom metric's mistakes).
+
+    Every score, slice and bootstrap resample is a sum of these rows, and a NaN or infinity
+    anywhere makes its column's sum NaN or infinite: checking the sums checks every row.
+    """
+    if not rows:
+        return
+    try:
+        totals = sum_stats(rows)
+    except (TypeError, ValueError) as exc:  # rows of unequal width, or not numbers
+        raise MetricError(
+            f"metric {spec!r}: its statistics are not rows of numbers ({exc})"
+        ) from None
+    if all(math.isfinite(total) for total in totals):
+        return
+    for index, row in enumerate(rows):
+        if not all(math.isfinite(value) for value in row):
+            raise MetricComputeError(
+                spec, index, f"gave a statistic that is not a finite number ({list(row)!r})"
+            )
+    largest = max(range(len(rows)), key=lambda i: max(abs(v) for v in rows[i]))
+    raise MetricComputeError(
+        spec,
+        largest,
+        f"gave statistics too large to add up (the largest: {max(rows[largest], key=abs)!r})",
+    )

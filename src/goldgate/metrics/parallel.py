@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from goldgate.errors import GoldgateError
 from goldgate.metrics.base import Metric
-from goldgate.metrics.engine import score_corpus
+from goldgate.metrics.engine import MetricComputeError, score_corpus
 
 FloatArray = npt.NDArray[np.float64]
 #: A chunk of a corpus: candidates and, aligned with them, each candidate's references.
@@ -201,25 +201,49 @@ def _result(future: Future[list[FloatArray]]) -> list[FloatArray]:
 def _stack(
     pairs: MetricPairs, parts: Iterable[list[FloatArray]], total: int | None
 ) -> list[FloatArray]:
-    if total is None:
-        collected = list(parts)
-        if not collected:
-            return [np.zeros((0, len(m.stat_names)), dtype=np.float64) for _, m in pairs]
-        return [
+    collected: list[list[FloatArray]] = []
+    out: list[FloatArray] | None = None
+    row = 0
+    iterator = iter(parts)
+    while True:
+        try:
+            part = next(iterator)
+        except StopIteration:
+            break
+        except MetricComputeError as exc:
+            # The chunk counted from its own first example: say where it is in the corpus.
+            raise MetricComputeError(exc.spec, exc.index + row, exc.problem) from None
+        size = part[0].shape[0] if part else 0
+        if total is None:
+            collected.append(part)
+        else:
+            if out is None:
+                out = [np.empty((total, array.shape[1]), dtype=np.float64) for array in part]
+            for target, array in zip(out, part, strict=True):
+                target[row : row + size] = array
+        row += size
+    if total is None and collected:
+        out = [
             np.concatenate([part[index] for part in collected], axis=0)
             for index in range(len(pairs))
         ]
-    out: list[FloatArray] | None = None
-    row = 0
-    for part in parts:
-        if out is None:
-            out = [np.empty((total, array.shape[1]), dtype=np.float64) for array in part]
-        size = part[0].shape[0] if part else 0
-        for target, array in zip(out, part, strict=True):
-            target[row : row + size] = array
-        row += size
     if out is None:
         return [np.zeros((0, len(m.stat_names)), dtype=np.float64) for _, m in pairs]
-    if row != total:
+    if total is not None and row != total:
         raise ValueError(f"scored {row} examples, expected {total}")
+    for (spec, _), array in zip(pairs, out, strict=True):
+        _check_sums(spec, array)
     return out
+
+
+def _check_sums(spec: str, array: FloatArray) -> None:
+    # Each chunk's rows were checked finite where they were scored; only the corpus sum can
+    # still overflow (a custom metric's huge statistics), as score_corpus refuses it too.
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.all(np.isfinite(array.sum(axis=0))):
+            return
+    largest = int(np.abs(array).max(axis=1).argmax())
+    value = max(array[largest].tolist(), key=abs)
+    raise MetricComputeError(
+        spec, largest, f"gave statistics too large to add up (the largest: {value!r})"
+    )

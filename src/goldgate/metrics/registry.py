@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 from collections.abc import Callable, Mapping, Sequence
@@ -76,9 +77,9 @@ class FunctionMetric(Metric[MetricOptions]):
         try:
             return (float(value), 1.0)
         except (TypeError, ValueError):
-            raise MetricError(
-                f"custom metric {self.name!r} returned {value!r}, not a number"
-            ) from None
+            shown = repr(value)
+            shown = shown if len(shown) <= 80 else shown[:80] + "..."
+            raise MetricError(f"returned {shown}, not a number") from None
 
     def score_stats(self, stats: Sequence[float]) -> float:
         return stats[0] / stats[1] if stats[1] else 0.0
@@ -105,8 +106,54 @@ def _build(name: str, obj: Any, options: Mapping[str, Any], where: str) -> Metri
     if inspect.isclass(obj) and issubclass(obj, Metric):
         return obj(_parse_options(name, obj.Options, options, where))
     if callable(obj):
+        _check_metric_function(name, obj, where)
         return FunctionMetric(name, obj, _parse_options(name, _NoOptions, options, where))
     raise MetricError(f"{where}{name!r} is neither a Metric subclass nor a function")
+
+
+def _check_metric_function(name: str, obj: Any, where: str) -> None:
+    """Refuse what is callable but no metric (``os:system``, ``builtins:print``, a class).
+
+    A metric function is Python code declaring ``(candidate, references)``; anything else
+    would be handed model output as its arguments, with effects no one asked for.
+    """
+    expected = "a metric function takes (candidate, references) and returns a number"
+    if inspect.isclass(obj) or inspect.isbuiltin(obj) or not _is_python_callable(obj):
+        kind = (
+            "a class"
+            if inspect.isclass(obj)
+            else "a built-in function"
+            if inspect.isbuiltin(obj)
+            else f"a {type(obj).__name__} object"
+        )
+        raise MetricError(
+            f"{where}{name!r} is {kind}, not a metric: {expected} (or give a Metric subclass)"
+        )
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):
+        raise MetricError(f"{where}{name!r}: cannot read its parameters; {expected}") from None
+    positional = [
+        p
+        for p in signature.parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    required = [p for p in signature.parameters.values() if p.default is p.empty]
+    if len(positional) < 2 or any(
+        p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        and p not in positional[:2]
+        for p in required
+    ):
+        raise MetricError(f"{where}{name!r} takes {signature}, not a metric: {expected}")
+
+
+def _is_python_callable(obj: Any) -> bool:
+    if inspect.isfunction(obj) or inspect.ismethod(obj):
+        return True
+    if isinstance(obj, functools.partial):
+        return _is_python_callable(obj.func)
+    call = getattr(type(obj), "__call__", None)  # noqa: B004 (a callable object's own method)
+    return inspect.isfunction(call)
 
 
 def _parse_options(

@@ -142,11 +142,17 @@ def _tick(value: float) -> str:
     return f"{value:+g}".replace("-", "\u2212")
 
 
+#: The widest axis drawn; beyond it a chart can only say "far off" (and float(int) overflows).
+_HUGE = 1e300
+
+
 def _nice(value: float) -> float:
     for step in _NICE_STEPS:
         if value <= step:
             return step
-    return math.ceil(value / 100) * 100
+    if not value < _HUGE:  # a custom metric's 1e308 (or an infinite delta): no nicer axis
+        return _HUGE
+    return float(math.ceil(value / 100) * 100)
 
 
 def forest_chart(rows: tuple[MetricRow, ...]) -> ForestChart | None:
@@ -206,7 +212,7 @@ def _histogram(metric: str, deltas: list[float], higher_is_better: bool = True) 
         if d == 0:
             same += 1
             continue
-        k = min(HIST_BINS - 1, int(abs(d) / step))
+        k = int(min(HIST_BINS - 1, abs(d) / step))  # min first: abs(d) may be infinite
         (neg if d < 0 else pos)[k] += 1
     width, height, base, gap = 300, 110, 92, 2
     n_cols = 2 * HIST_BINS + 1

@@ -13,6 +13,11 @@ Groups, with the floor each ratio must reach:
   (c) exact match + token F1 on SQuAD v1.1 dev (BERT)       vs the SQuAD script      ≥ 2×
   (d) all of the above metrics over all three corpora in ONE goldgate call
       vs every peer run one after another on the same file                           ≥ 5×
+  (e) TER on WMT21 de-en (1,000 × 2 refs)                   vs sacrebleu             ≥ 5×
+  (f) METEOR on WMT21 de-en (1,000 × 2 refs)                vs NLTK (as evaluate)    ≥ 3×
+
+METEOR needs WordNet for both sides: NLTK reads ``$NLTK_DATA`` (default here: the
+``.ci/nltk_data`` that ``./dev test`` builds), goldgate the same files via ``GOLDGATE_WORDNET``.
 
 and, for each group, goldgate's peak memory must not exceed the peers' (for (d), the largest
 of the peers). The data comes from ``--data`` (default ``../shared/data`` beside the
@@ -51,6 +56,9 @@ ROUGE_TYPES = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
 MT_SPECS = {"bleu": ("sacrebleu_peer", "bleu"), "chrf": ("sacrebleu_peer", "chrf")}
 ROUGE_SPECS = {f"{name}:use_stemmer=true": ("rouge_score_peer", name) for name in ROUGE_TYPES}
 QA_SPECS = {"exact_match": ("squad_peer", "exact_match"), "token_f1": ("squad_peer", "f1")}
+TER_SPECS = {"ter": ("ter_peer", "ter")}
+METEOR_SPECS = {"meteor": ("meteor_peer", "meteor")}
+NLTK_DATA = HERE.parent / ".ci" / "nltk_data"
 
 
 @dataclass
@@ -294,6 +302,8 @@ def build_groups(corpora: dict[str, Path], directory: Path, labels: str, real: b
             {**MT_SPECS, **ROUGE_SPECS, **QA_SPECS},
             5.0,
         ),
+        "e": lambda: Group("e", f"TER, {names['mt']}", corpora["mt"], TER_SPECS, 5.0),
+        "f": lambda: Group("f", f"METEOR, {names['mt']}", corpora["mt"], METEOR_SPECS, 3.0),
     }
     return [makers[label]() for label in labels if label in makers]
 
@@ -303,8 +313,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data folder")
     parser.add_argument("--repeat", type=int, default=3, help="runs per command (median)")
     parser.add_argument("--quick", action="store_true", help="tiny generated corpus, one run")
-    parser.add_argument("--groups", default="abcd", help="which groups to run, e.g. ac")
+    parser.add_argument("--groups", default="abcdef", help="which groups to run, e.g. ac")
     args = parser.parse_args(argv)
+    # Both sides of METEOR read the same WordNet files.
+    os.environ.setdefault("NLTK_DATA", str(NLTK_DATA))
+    wordnet = Path(os.environ["NLTK_DATA"].split(os.pathsep)[0]) / "corpora" / "wordnet"
+    os.environ.setdefault("GOLDGATE_WORDNET", str(wordnet))
+    if "f" in args.groups and not (wordnet / "data.noun").is_file():
+        print(f"no WordNet for NLTK in {wordnet}: group (f) skipped (./dev test builds it)")
+        args.groups = args.groups.replace("f", "")
     repeat = 1 if args.quick else max(1, args.repeat)
 
     with tempfile.TemporaryDirectory(prefix="goldgate-bench-") as tmp:

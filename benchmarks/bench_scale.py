@@ -220,7 +220,7 @@ def _row(
     directory: Path, size: int, label: str, jobs: int, seconds: float, peak: float
 ) -> dict[str, object]:
     baseline = _size(directory / "goldgate.baseline.json")
-    return {
+    row: dict[str, object] = {
         "size": size,
         "command": label,
         "jobs": jobs,
@@ -230,6 +230,9 @@ def _row(
         "report_dir": _size(directory / "report") if label != "check" else 0,
         "baseline": baseline if label in ("bless", "check") else 0,
     }
+    # each measurement as it is made, so an interrupted run still leaves its figures
+    print(json.dumps(row), file=sys.stderr, flush=True)
+    return row
 
 
 def print_rows(rows: list[dict[str, object]]) -> None:

@@ -10,7 +10,8 @@ import sys
 import sacrebleu
 
 
-def main(path):
+def load(path):
+    """Hypotheses and sacrebleu's reference streams (None where a row has fewer references)."""
     with open(path, encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle if line.strip()]
     hypotheses = [row["candidate"] for row in rows]
@@ -19,6 +20,11 @@ def main(path):
         [row["references"][i] if i < len(row["references"]) else None for row in rows]
         for i in range(width)
     ]
+    return hypotheses, streams
+
+
+def main(path):
+    hypotheses, streams = load(path)
     bleu = sacrebleu.corpus_bleu(hypotheses, streams)
     chrf = sacrebleu.corpus_chrf(hypotheses, streams)
     print(json.dumps({"bleu": bleu.score, "chrf": chrf.score}))

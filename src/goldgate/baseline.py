@@ -33,6 +33,7 @@ from goldgate.atomic import write_text_atomic
 from goldgate.errors import BaselineError
 from goldgate.gitinfo import GitFailed as _GitFailed
 from goldgate.gitinfo import git as _git
+from goldgate.inputs import MAX_NESTING, read_regular
 from goldgate.metrics.base import Metric
 from goldgate.packed import (
     ColumnType,
@@ -388,6 +389,11 @@ def _explain(text: str, source: str) -> Baseline:
             f"{source}: damaged baseline: invalid JSON at line {exc.lineno} column {exc.colno}"
             f" ({exc.msg}); restore it from git or run `goldgate bless` again"
         ) from None
+    except (RecursionError, ValueError):  # nested too deeply, or a number int() refuses
+        raise BaselineError(
+            f"{source}: damaged baseline: nested more than {MAX_NESTING} levels deep or"
+            " holding a number too long to read; restore it from git"
+        ) from None
     if not isinstance(data, dict):
         raise BaselineError(f"{source}: damaged baseline: expected a JSON object")
     version = data.get("schema_version")
@@ -454,11 +460,9 @@ def _check_packed(suite: SuiteBaseline, where: str) -> None:
 def read_baseline(path: Path) -> Baseline:
     """Read a baseline file; ``BaselineError`` naming the file when missing or damaged."""
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, BaselineError, what="baseline")
     except FileNotFoundError:
         raise BaselineError(f"{path}: no baseline; run `goldgate bless` to create it") from None
-    except OSError as exc:
-        raise BaselineError(f"{path}: cannot read baseline: {exc.strerror}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -30,6 +30,7 @@ from pydantic_core import ErrorDetails
 
 from goldgate._yaml import KeyPath, dotted, line_of, load_yaml_with_lines
 from goldgate.errors import ConfigError, GoldgateError, MetricError, did_you_mean
+from goldgate.inputs import MAX_CONFIG_BYTES, read_regular
 from goldgate.metrics.base import Metric
 
 CONFIG_FILENAMES = ("goldgate.yaml", "goldgate.yml")
@@ -382,25 +383,12 @@ def load_config(
             path = base / path
     if path is None or path.is_dir():
         path = _find_config(path or base)
-    if not path.is_file():
-        raise ConfigError(f"{path}: no such configuration file")
-    try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise ConfigError(f"{path}:{line}: not valid UTF-8 (byte {exc.start})") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    text = _read_config_text(path)
 
     prefix: KeyPath = ()
     lines: dict[KeyPath, int] = {}
     if path.suffix == ".toml":
-        try:
-            document = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: malformed TOML: {exc}") from None
-        data = document.get("tool", {}).get("goldgate")
+        data = _tool_table(_parse_toml(text, path), path).get("goldgate")
         if data is None:
             raise ConfigError(f"{path}: no [tool.goldgate] table")
         prefix = ("tool", "goldgate")
@@ -438,18 +426,46 @@ def parse_config(
         raise _translate(exc, data, source, dict(lines or {}), prefix) from None
 
 
+def _read_config_text(path: Path) -> str:
+    """A configuration file's text: a regular file, of bounded size, in UTF-8."""
+    try:
+        raw = read_regular(path, ConfigError, what="configuration file", limit=MAX_CONFIG_BYTES)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such configuration file") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"{path}:{line}: not valid UTF-8 (byte {exc.start})") from None
+
+
+def _parse_toml(text: str, path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: malformed TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: malformed TOML: nested too deeply") from None
+
+
+def _tool_table(document: dict[str, Any], path: Path) -> dict[str, Any]:
+    tool = document.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: 'tool' is not a table (it is {_kind(tool)})")
+    return tool
+
+
 def _find_config(base: Path) -> Path:
     for name in CONFIG_FILENAMES:
         candidate = base / name
-        if candidate.is_file():
+        if candidate.exists():
             return candidate
     pyproject = base / PYPROJECT
-    if pyproject.is_file():
-        try:
-            document = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError):
-            document = {}
-        if isinstance(document.get("tool"), dict) and "goldgate" in document["tool"]:
+    if pyproject.exists():
+        # A pyproject.toml that cannot be read is reported as such: it may well hold the
+        # [tool.goldgate] table the user means.
+        tool = _tool_table(_parse_toml(_read_config_text(pyproject), pyproject), pyproject)
+        if "goldgate" in tool:
             return pyproject
     raise ConfigError(
         f"{base}: no goldgate.yaml here (nor a [tool.goldgate] table in pyproject.toml); "

@@ -20,6 +20,7 @@ from typing import Any
 
 from goldgate import console
 from goldgate.errors import InputError
+from goldgate.inputs import read_regular
 from goldgate.report.markdown import MARKER as COMMENT_MARKER
 from goldgate.report.markdown import prose
 from goldgate.result import CheckStatus, ExampleResult, RunResult, SuiteResult, gain
@@ -112,9 +113,11 @@ class GitHubEnvironment:
             return None
         where = f"GITHUB_EVENT_PATH={self.event_path}"
         try:
-            payload = json.loads(self.event_path.read_bytes())
-        except OSError as exc:
-            raise InputError(f"{where}: cannot read the event payload: {exc.strerror}") from None
+            raw = read_regular(self.event_path, InputError, what="event payload")
+        except FileNotFoundError:
+            raise InputError(f"{where}: no such file") from None
+        try:
+            payload = json.loads(raw)
         except (ValueError, RecursionError):
             raise InputError(f"{where}: the event payload is not valid JSON") from None
         if not isinstance(payload, dict):

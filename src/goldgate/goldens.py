@@ -29,10 +29,13 @@ from typing import Any
 
 from goldgate._yaml import load_yaml_with_lines
 from goldgate.errors import GoldenSetError, GoldgateError, did_you_mean
+from goldgate.inputs import loads_json, read_regular
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 YAML_SUFFIXES = (".yaml", ".yml")
 CSV_SUFFIXES = (".csv",)
+#: the longest CSV cell goldgate reads (Python's csv default is 131,072)
+MAX_CSV_CELL_CHARS = 16 << 20
 RECORD_KEYS = ("id", "input", "references", "reference", "tags", "meta")
 _NUMBERED_REFERENCE = re.compile(r"^references?_?\d+$")
 TAG_SEPARATOR = "|"
@@ -146,11 +149,9 @@ def _surrogate_error(
 def read_utf8(path: Path, error: type[GoldgateError], *, what: str) -> str:
     """A file's text; bad UTF-8 names the line and byte offset. A leading BOM is dropped."""
     try:
-        data = path.read_bytes()
+        data = read_regular(path, error, what=what)
     except FileNotFoundError:
         raise error(f"{path}: {what} not found") from None
-    except OSError as exc:
-        raise error(f"{path}: cannot read {what}: {exc.strerror}") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -175,12 +176,11 @@ def _read_jsonl(text: str, path: Path) -> _Raw:
         if not line.strip():
             continue
         number += 1
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise GoldenSetError(
-                f"{path}:{line_number}:{exc.colno}: malformed JSON: {exc.msg}"
-            ) from None
+        data = loads_json(
+            line,
+            f"{path}:{line_number}",
+            GoldenSetError,
+        )
         yield line_number, number, data
 
 
@@ -206,11 +206,31 @@ def _read_yaml(text: str, path: Path) -> _Raw:
 
 
 def _read_csv(text: str, path: Path) -> _Raw:
+    # Python's csv refuses a cell over 128 KiB (a global setting); a long document or
+    # transcript as input is normal, an endless one is not.
+    limit = csv.field_size_limit()
+    csv.field_size_limit(MAX_CSV_CELL_CHARS)
+    try:
+        yield from _csv_rows(text, path)
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _csv_error(exc: csv.Error, path: Path, line: int) -> GoldenSetError:
+    if "field larger than field limit" in str(exc):
+        return GoldenSetError(
+            f"{path}:{line}: a cell is longer than {MAX_CSV_CELL_CHARS:,} characters,"
+            " the most goldgate reads from one CSV cell"
+        )
+    return GoldenSetError(f"{path}:{line}: malformed CSV: {exc}")
+
+
+def _csv_rows(text: str, path: Path) -> _Raw:
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = next(reader, None)
     except csv.Error as exc:
-        raise GoldenSetError(f"{path}:{reader.line_num}: malformed CSV: {exc}") from None
+        raise _csv_error(exc, path, reader.line_num) from None
     if header is None:
         return
     columns = [name.strip() for name in header]
@@ -221,7 +241,7 @@ def _read_csv(text: str, path: Path) -> _Raw:
         try:
             row = next(reader, None)
         except csv.Error as exc:
-            raise GoldenSetError(f"{path}:{reader.line_num}: malformed CSV: {exc}") from None
+            raise _csv_error(exc, path, reader.line_num) from None
         if row is None:
             return
         line, start = start, reader.line_num + 1

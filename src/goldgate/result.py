@@ -217,16 +217,22 @@ class RunResult(_Model):
         from pydantic import ValidationError
 
         from goldgate.errors import InputError
+        from goldgate.inputs import read_regular
 
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read result: {exc.strerror}") from None
+            text = read_regular(path, InputError, what="result").decode("utf-8")
+        except FileNotFoundError:
+            raise InputError(f"{path}: no such result file") from None
         except UnicodeDecodeError as exc:
             raise InputError(f"{path}: not UTF-8 (byte {exc.start})") from None
         try:
             return cls.model_validate_json(text)
         except ValidationError as exc:
             first = exc.errors()[0]
+            if first["type"] == "json_invalid":
+                problem = first["msg"]
+                if "recursion limit" in problem:
+                    problem = "nested too deeply"
+                raise InputError(f"{path}: not a goldgate result: {problem}") from None
             loc = ".".join(str(p) for p in first["loc"])
             raise InputError(f"{path}: not a goldgate result: {loc}: {first['msg']}") from None

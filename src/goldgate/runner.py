@@ -14,6 +14,7 @@ are averaged the same way, and components are computed from statistics pooled ov
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -37,7 +38,15 @@ from goldgate.baseline import (
     write_baseline,
 )
 from goldgate.config import Config
-from goldgate.errors import BaselineError, GoldgateError, SystemRunError, UsageError
+from goldgate.errors import (
+    BaselineError,
+    GoldgateError,
+    MetricError,
+    SystemRunError,
+    UsageError,
+    describe_exception,
+    where_raised,
+)
 from goldgate.gate import (
     MetricScores,
     SuiteEvaluation,
@@ -352,6 +361,8 @@ def score_outputs(
     for position, (spec, metric) in enumerate(pairs):
         stats: FloatArray = np.stack([per_sample[s][position] for s in range(samples)])
         signature = str(metric.signature(counts))
+        if not type(metric).__module__.startswith("goldgate."):
+            _check_plugin_scores(name, spec, metric, stats, ids)
         scored_metrics.append(MetricScores(spec, metric, signature, stats))
     return ScoredSuite(
         golden=golden,
@@ -363,6 +374,35 @@ def score_outputs(
             metrics=tuple(scored_metrics),
         ),
     )
+
+
+def _check_plugin_scores(
+    name: str, spec: str, metric: Any, stats: FloatArray, ids: Sequence[str]
+) -> None:
+    """A plugin's ``score_stats``/``example_score`` run once here, where a mistake can be named:
+    an exception or a NaN later, in the gate or a report, would read as goldgate's own crash."""
+    where = f"suite {name!r}, metric {spec!r}"
+    try:
+        score = sample_score(metric, stats)
+        worst = next(
+            (
+                (ids[i], value)
+                for row in stats
+                for i, value in enumerate(metric.example_score(r) for r in row.tolist())
+                if not math.isfinite(value)
+            ),
+            None,
+        )
+    except GoldgateError:
+        raise
+    except Exception as exc:  # a plugin may raise anything
+        raise MetricError(f"{where}: raised {describe_exception(exc)}{where_raised(exc)}") from exc
+    if not math.isfinite(score):
+        raise MetricError(f"{where}: its corpus score is {score!r}, not a finite number")
+    if worst is not None:
+        raise MetricError(
+            f"{where}: its score of id {worst[0]!r} is {worst[1]!r}, not a finite number"
+        )
 
 
 def _sample_count(name: str, ids: Sequence[str], outputs: dict[str, list[str]]) -> int:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from goldgate.errors import InputError
+from goldgate.inputs import open_regular
 
 
 @dataclass(frozen=True)
@@ -27,27 +29,27 @@ def _iter_lines(path: Path, label: str = "") -> Iterator[tuple[int, str]]:
     """
     name = f"{label}{path}"
     try:
-        handle = path.open("rb")
+        # Streamed, so no size cap; but a FIFO or a device would block or never end.
+        with open_regular(path, InputError, what="input file", limit=sys.maxsize) as handle:
+            yield from _numbered_lines(handle, name)
     except FileNotFoundError:
         raise InputError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{name}: is a directory, not a file") from None
-    except OSError as exc:
-        raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    with handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(
-                    f"{name}:{number}: invalid UTF-8 (byte {raw[exc.start]:#04x} "
-                    f"at column {exc.start + 1})"
-                ) from None
-            if number == 1 and line.startswith("\ufeff"):
-                line = line[1:]
-            if line.endswith("\n"):
-                line = line[:-2] if line.endswith("\r\n") else line[:-1]
-            yield number, line
+
+
+def _numbered_lines(handle: IO[bytes], name: str) -> Iterator[tuple[int, str]]:
+    for number, raw in enumerate(handle, start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"{name}:{number}: invalid UTF-8 (byte {raw[exc.start]:#04x} "
+                f"at column {exc.start + 1})"
+            ) from None
+        if number == 1 and line.startswith("\ufeff"):
+            line = line[1:]
+        if line.endswith("\n"):
+            line = line[:-2] if line.endswith("\r\n") else line[:-1]
+        yield number, line
 
 
 def _describe(value: Any) -> str:
@@ -89,6 +91,10 @@ def read_jsonl(path: Path) -> ScoringData:
             row = decode(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"{where}: malformed JSON: {exc.msg} (column {exc.colno})") from None
+        except (RecursionError, ValueError):
+            raise InputError(
+                f"{where}: malformed JSON: nested too deeply or a number too long"
+            ) from None
         if not isinstance(row, dict):
             raise InputError(f"{where}: expected a JSON object, got {_describe(row)}")
         if "candidate" not in row:

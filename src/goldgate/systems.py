@@ -52,6 +52,7 @@ from goldgate.errors import (
     where_raised,
 )
 from goldgate.goldens import GoldenRecord, GoldenSet, read_utf8
+from goldgate.inputs import loads_json
 from goldgate.progress import NullProgress, ProgressReporter
 
 STDERR_TAIL_LINES = 15
@@ -215,11 +216,7 @@ def _prediction_rows(path: Path) -> Iterator[tuple[int, Any]]:
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{number}:{exc.colno}: malformed JSON: {exc.msg}") from None
-        yield number, item
+        yield number, loads_json(line, f"{path}:{number}", InputError)
 
 
 def _prediction_outputs(item: dict[str, Any], samples: int, where: str) -> list[str]:
@@ -422,7 +419,7 @@ class _CommandSession:
             return
         try:
             item = json.loads(text)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, too deep, or a number int() refuses
             item = None
         record_id = _text_id(item.get("id")) if isinstance(item, dict) else None
         if not isinstance(item, dict) or record_id is None or "output" not in item:

@@ -40,6 +40,31 @@ class Unprintable(Exception):
 
 def unprintable(candidate, references):
     raise Unprintable()
+
+
+from goldgate.metrics.base import Metric, MetricOptions
+
+class _Options(MetricOptions):
+    pass
+
+class NanScore(Metric):
+    # a plugin class whose statistics are fine and whose score is not
+    name = "nan_score"
+    Options = _Options
+    stat_names = ("zero",)
+
+    def example_stats(self, candidate, references):
+        return (0.0,)
+
+    def score_stats(self, stats):
+        return float("nan")
+
+    def signature_fields(self):
+        return []
+
+class RaisingScore(NanScore):
+    def score_stats(self, stats):
+        raise KeyError("score_stats broke")
 """
 
 
@@ -71,6 +96,25 @@ def make_project(root: Path, metric: str, outputs: list[str]) -> str:
 def write_outputs(root: Path, outputs: list[str]) -> None:
     rows = [{"id": f"q{i}", "output": text} for i, text in enumerate(outputs)]
     (root / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+@pytest.mark.parametrize(
+    ("metric", "expected"),
+    [
+        ("NanScore", "its corpus score is nan, not a finite number"),
+        ("RaisingScore", "raised KeyError: 'score_stats broke' at "),
+    ],
+)
+@pytest.mark.parametrize("command", ["run", "bless"])
+def test_a_metric_class_whose_score_is_not_a_number_is_named(
+    here: Path, capsys: pytest.CaptureFixture[str], metric: str, expected: str, command: str
+) -> None:
+    module = make_project(here, metric, ["a0", "a1"])
+    capsys.readouterr()
+    assert main([command, "-q"]) == 2
+    err = capsys.readouterr().err
+    assert f"goldgate: error: suite 's', metric '{module}:{metric}': {expected}" in err
+    assert not (here / "goldgate.baseline.json").exists()
 
 
 @pytest.mark.parametrize(
@@ -207,3 +251,16 @@ def test_a_callable_that_ends_the_process_or_cannot_be_described_is_a_clear_erro
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     assert f"system.callable 'gg_systems:{function}': {expected}" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_goldgate_score_json_refuses_a_plugin_s_nan_score_by_name(
+    here: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = make_project(here, "NanScore", ["a0"])
+    monkeypatch.syspath_prepend(str(here))  # an installed plugin, as far as `score` knows
+    (here / "refs.txt").write_text("a\n")
+    (here / "hyps.txt").write_text("b\n")
+    spec = f"{module}:NanScore"
+    code = main(["score", "--refs", "refs.txt", "--hyps", "hyps.txt", "--metric", spec, "--json"])
+    assert code == 2
+    assert f"--metric {spec}: a score is not a finite number" in capsys.readouterr().err

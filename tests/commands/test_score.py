@@ -70,7 +70,8 @@ def test_jsonl_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert list(document["metrics"]) == SPECS  # keyed by the spec as typed, in order
     for spec in SPECS:
         entry = document["metrics"][spec]
-        assert set(entry) == {"score", "signature", "components"}
+        assert set(entry) == {"score", "signature", "components", "higher_is_better"}
+        assert entry["higher_is_better"] is True
         assert entry["score"] == want[spec]["score"]
         assert entry["signature"] == want[spec]["signature"]
         assert entry["components"] == want[spec]["components"]

@@ -303,7 +303,7 @@ def test_signature_examples() -> None:
     "options",
     [
         {"tokenize": "13b"},
-        {"tokenize": "ja-mecab"},
+        {"tokenize": "ja-jumanpp"},
         {"smooth_method": "laplace"},
         {"smooth_method": "exp", "smooth_value": 0.1},
         {"smooth_method": "none", "smooth_value": 1},

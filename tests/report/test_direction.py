@@ -7,6 +7,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,8 +17,8 @@ from goldgate.report.markdown import ident
 from goldgate.result import CheckStatus, RunResult, Verdict
 from goldgate.runner import bless, run
 
-# A lower-is-better metric: the test-only error rate (binary, so flips count too).
-METRICS = {"error": "tests.gate_metrics:ErrorRate"}
+# Lower-is-better metrics: TER, and the test-only error rate (binary, so flips count too).
+METRICS = {"ter": "ter", "error": "tests.gate_metrics:ErrorRate"}
 
 CONFIG = """\
 version: 1
@@ -159,3 +160,47 @@ def _assert_reports(root: Path, result: RunResult, *, worsened: bool) -> None:
         assert all("lower is better" in (f.text or "") for f in failures)
     else:
         assert not failures
+
+
+def test_the_html_example_table_reads_ter_rises_as_worse(browser: Any, tmp_path: Path) -> None:
+    """In the browser: a TER rise is red and regressed, sorted first; a fall is green."""
+    from tests.report.browser import open_report
+
+    _project(tmp_path, "ter")
+    _outputs(tmp_path, 10)
+    bless(load_config(tmp_path / "goldgate.yaml"))
+    # Examples 0-9 were wrong at the baseline: now 0-4 are right (TER falls), 10-19 wrong (rises).
+    _write_jsonl(
+        tmp_path / "preds" / "mt.jsonl",
+        [
+            {
+                "id": f"s{i:02d}",
+                "output": "a dog stood" if 5 <= i < 20 else f"the cat number {i} sat on the mat",
+            }
+            for i in range(N)
+        ],
+    )
+    run(load_config(tmp_path / "goldgate.yaml"))
+    watched = open_report(browser, tmp_path / "out" / "report.html")
+    page = watched.page
+    assert watched.errors == []
+    rows = page.eval_on_selector_all(
+        "#gg-rows tr:not(.detail)",
+        "rows => rows.map(r => [r.cells[1].textContent, r.cells[6].textContent,"
+        " r.cells[6].className, r.className])",
+    )
+    by_id = {row[0].lstrip("\u25b8\u25be "): row for row in rows}
+    rise, fall, same = by_id["s12"], by_id["s02"], by_id["s30"]
+    assert rise[1].startswith("+") and "d-down" in rise[2] and rise[3] == "regressed"
+    assert fall[1].startswith("\u2212") and "d-up" in fall[2] and fall[3] == "improved"
+    assert "d-down" not in same[2] and "d-up" not in same[2]
+    # Worst first: every rise before every fall.
+    order = [row[0].lstrip("\u25b8\u25be ") for row in rows]
+    assert max(order.index(f"s{i:02d}") for i in range(10, 20)) < min(
+        order.index(f"s{i:02d}") for i in range(5)
+    )
+    page.check("input[name=regressed]")
+    shown = {t.lstrip("\u25b8\u25be ") for t in page.eval_on_selector_all(
+        "#gg-rows tr:not(.detail)", "rows => rows.map(r => r.cells[1].textContent)"
+    )}  # fmt: skip
+    assert shown == {f"s{i:02d}" for i in range(10, 20)}

@@ -32,17 +32,19 @@ def read_scores(path: Path) -> _Scores:
     """The suite scores of a result or baseline file; ``InputError`` naming it otherwise."""
     from goldgate.baseline import BASELINE_SCHEMA_VERSIONS, parse_baseline
     from goldgate.errors import InputError
+    from goldgate.inputs import json_problem, loads_json, read_regular
     from goldgate.result import RunResult
 
     try:
-        text = path.read_text(encoding="utf-8")
-        kind = json.loads(text).get("schema_version")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+        text = read_regular(path, InputError, what="result or baseline").decode("utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 (byte {exc.start})") from None
-    except (json.JSONDecodeError, AttributeError):
-        raise InputError(f"{path}: not a goldgate result or baseline (not a JSON object)") from None
+    document = loads_json(text, str(path), InputError, allow_duplicates=True, describe=json_problem)
+    if not isinstance(document, dict):
+        raise InputError(f"{path}: not a goldgate result or baseline (not a JSON object)")
+    kind = document.get("schema_version")
     if kind in BASELINE_SCHEMA_VERSIONS:
         baseline = parse_baseline(text, str(path))
         return _Scores(

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 from goldgate import console
-from goldgate.errors import UsageError
+from goldgate.errors import MetricError, UsageError
 from goldgate.metrics.engine import MetricResult, score_corpus
 from goldgate.metrics.registry import metric_from_spec
 from goldgate.scoring_io import ScoringData, read_jsonl, read_text_files
@@ -69,7 +70,8 @@ def _read(args: argparse.Namespace) -> ScoringData:
 
 
 def results_json(results: list[MetricResult], *, per_example: bool) -> dict[str, Any]:
-    """The ``--json`` document: ``{"metrics": {spec: {score, signature, components}}}``."""
+    """The ``--json`` document: ``{"metrics": {spec: {score, signature, components,
+    higher_is_better}}}``."""
     metrics: dict[str, Any] = {}
     for result in results:
         score = result.corpus_score()
@@ -77,6 +79,8 @@ def results_json(results: list[MetricResult], *, per_example: bool) -> dict[str,
             "score": score.score,
             "signature": score.signature,
             "components": score.components,
+            # An error rate such as TER is better lower: scripts need not know every metric.
+            "higher_is_better": result.metric.higher_is_better,
         }
         if per_example:
             entry["per_example"] = result.per_example()
@@ -134,9 +138,15 @@ def run(args: argparse.Namespace) -> int:
         gc.enable()
     if args.json:
         document = results_json(results, per_example=args.per_example)
-        console.out(
-            console.json_text(json.dumps(document, ensure_ascii=False, default=_json_default))
-        )
+        try:
+            text = json.dumps(document, ensure_ascii=False, default=_json_default, allow_nan=False)
+        except ValueError:  # a plugin metric's NaN or infinity: JSON has no spelling for it
+            bad = [r.spec for r in results if not math.isfinite(r.corpus_score().score)]
+            raise MetricError(
+                f"--metric {', '.join(bad) or 'a metric'}: a score is not a finite number"
+                " (NaN or infinity), which JSON cannot hold"
+            ) from None
+        console.out(console.json_text(text))
     else:
         console.out(format_table(results, per_example=args.per_example))
     return 0

@@ -25,7 +25,7 @@ from goldgate.metrics.base import Metric, MetricOptions, OptionError, Stats, opt
 from goldgate.metrics.ngrams import Counts, clipped_matches, ngram_counts
 from goldgate.metrics.packed_ngrams import Packed, pack, token_ids
 from goldgate.metrics.packed_ngrams import clipped_matches as packed_clipped_matches
-from goldgate.metrics.sacre_tokenizers import TokenizerName, get_tokenizer
+from goldgate.metrics.sacre_tokenizers import TokenizerName, get_tokenizer, tokenizer_signature
 
 SmoothMethod = Literal["none", "floor", "add-k", "exp"]
 
@@ -44,7 +44,8 @@ _LOG_ZERO: Final = -9999999999
 
 
 class BLEUOptions(MetricOptions):
-    """sacrebleu's ``BLEU`` arguments (the tokenizers that need downloads are not offered)."""
+    """sacrebleu's ``BLEU`` arguments (the tokenizers that need downloads are not offered;
+    ``ja-mecab``/``ko-mecab`` need ``goldgate[ja]``/``goldgate[ko]``)."""
 
     tokenize: TokenizerName = "13a"
     lowercase: bool = False
@@ -214,7 +215,7 @@ class _BLEUBase(Metric[BLEUOptions]):
         fields = [
             ("case", "lc" if opts.lowercase else "mixed"),
             ("eff", "yes" if opts.effective_order else "no"),
-            ("tok", opts.tokenize),
+            ("tok", tokenizer_signature(opts.tokenize)),
             ("smooth", smooth),
         ]
         if opts.max_ngram_order != MAX_NGRAM_ORDER:

@@ -1,5 +1,8 @@
 """sacrebleu 2.6's BLEU tokenizers (``13a``, ``intl``, ``zh``, ``char``, ``none``), token for token.
 
+``ja-mecab`` and ``ko-mecab`` are sacrebleu's too, but run MeCab (extras ``goldgate[ja]`` and
+``goldgate[ko]``): see ``mecab_tokenizers``.
+
 Each tokenizer returns the token list that sacrebleu's BLEU sees, i.e.
 ``sacrebleu_tokenizer(line).split()``. The regexes are sacrebleu's own; the speed-ups below
 only skip passes that cannot match or replace a regex by an equivalent ``str`` operation, and
@@ -13,7 +16,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, Final, Literal
 
-TokenizerName = Literal["13a", "intl", "zh", "char", "none"]
+TokenizerName = Literal["13a", "intl", "zh", "char", "none", "ja-mecab", "ko-mecab"]
+#: The tokenizers implemented here (the MeCab ones are in ``mecab_tokenizers``).
 TOKENIZER_NAMES: Final[tuple[TokenizerName, ...]] = ("13a", "intl", "zh", "char", "none")
 Tokenizer = Callable[[str], list[str]]
 
@@ -134,9 +138,24 @@ _TOKENIZERS: Final[dict[str, Tokenizer]] = {
 
 
 def get_tokenizer(name: str) -> Tokenizer:
-    """The tokenizer called ``name`` (one of ``TOKENIZER_NAMES``)."""
+    """The tokenizer called ``name``; MeCab's raise ``MetricError`` naming their extra when it
+    is not installed."""
+    if name in ("ja-mecab", "ko-mecab"):
+        from goldgate.metrics.mecab_tokenizers import mecab_tokenizer
+
+        return mecab_tokenizer(name)
     try:
         return _TOKENIZERS[name]
     except KeyError:
-        valid = ", ".join(TOKENIZER_NAMES)
+        valid = ", ".join([*TOKENIZER_NAMES, "ja-mecab", "ko-mecab"])
         raise ValueError(f"unknown tokenizer {name!r}; valid tokenizers: {valid}") from None
+
+
+def tokenizer_signature(name: str) -> str:
+    """sacrebleu's ``tok:`` value: the name, with MeCab's version for ``ja-mecab``/``ko-mecab``
+    (``ja-mecab-0.996-IPA``)."""
+    if name in ("ja-mecab", "ko-mecab"):
+        from goldgate.metrics.mecab_tokenizers import mecab_tokenizer
+
+        return mecab_tokenizer(name).signature
+    return name

@@ -65,7 +65,9 @@ def pull_request(tmp_path_factory: pytest.TempPathFactory) -> Path:
         row["output"] = "I do not know"
     predictions.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     # The PR also "blesses" its own worse baseline: it must still be compared with main's.
-    subprocess.run([str(GOLDGATE), "bless"], cwd=work, check=True, capture_output=True)
+    subprocess.run(
+        [str(GOLDGATE), "bless", "--allow-regression"], cwd=work, check=True, capture_output=True
+    )
     git(work, "commit", "-q", "-am", "a worse reader, re-blessed")
     return work
 
@@ -134,6 +136,7 @@ def test_pull_request_run_creates_then_updates_one_comment(
     assert "exact_match" in gate.stdout
     assert "regressed" in info["summary"].lower()
     assert "[stem]" in info["pip"] and str(ROOT) in info["pip"]
+    assert info["pip"].count("install") == 1  # no install input: the project is not installed
     upload = first.step("Upload the HTML report")
     assert upload.kind == "uses" and upload.with_["path"].endswith("goldgate-report")
     assert (pull_request / "goldgate-report" / "report.html").exists()
@@ -257,3 +260,19 @@ def test_a_crash_fails_the_step_and_says_error_even_when_regressions_may_pass(
     saved = Path(gate.stderr.strip().rsplit(" ", 1)[-1])
     assert "injected by the test" in saved.read_text(encoding="utf-8")
     saved.unlink()  # the clone is shared by this module's tests
+
+
+def test_the_install_input_installs_the_users_project_first(
+    pull_request: Path, api: FakeGitHub, tmp_path: Path
+) -> None:
+    run, info = run_in_github(
+        pull_request, api, tmp_path / "1", install="-e . -r requirements*.txt $(touch pwned)"
+    )
+    assert run.step("Install your project").returncode == 0
+    calls = info["pip"].splitlines()
+    assert len(calls) == 2 and "[stem]" in calls[0]
+    # Split on whitespace, never globbed or evaluated by a shell.
+    assert calls[1].endswith(
+        "install --quiet --disable-pip-version-check -e . -r requirements*.txt $(touch pwned)"
+    )
+    assert not (pull_request / "pwned").exists()

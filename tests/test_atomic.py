@@ -43,3 +43,26 @@ def test_interrupted_write_leaves_the_old_file_and_no_temporary(
         write_text_atomic(path, "new")
     assert path.read_text(encoding="utf-8") == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["f"]
+
+
+def test_a_lock_held_too_long_is_an_error_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process (here: another open file description) holds the folder's lock."""
+    import fcntl
+
+    from goldgate.errors import GoldgateError
+
+    monkeypatch.setattr(atomic, "LOCK_TIMEOUT_S", 0.2)
+    holder = os.open(tmp_path, os.O_RDONLY)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    try:
+        with pytest.raises(GoldgateError, match="another process has held goldgate's write lock"):
+            write_text_atomic(tmp_path / "f", "x")
+    finally:
+        os.close(holder)
+    assert not (tmp_path / "f").exists()
+    write_text_atomic(tmp_path / "f", "x")  # released: the write goes through
+    with atomic.locked(tmp_path), atomic.locked(tmp_path):  # re-entrant in one process
+        write_text_atomic(tmp_path / "f", "y")
+    assert (tmp_path / "f").read_text(encoding="utf-8") == "y"

@@ -243,3 +243,11 @@ def test_a_hostile_golden_id_cannot_inject_through_the_installed_command(tmp_pat
     assert_inert(proc.stderr)
     assert "\\x3a:add-mask::secret" in proc.stderr  # the command's stderr, shown inert
     assert "\\x1b]0;t\\x07\\u202e" in proc.stderr + proc.stdout
+
+
+def test_a_stream_that_cannot_encode_shows_escapes_instead_of_crashing() -> None:
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="ascii", errors="strict")
+    console.out("id caf\u00e9 \u2603", stream=stream)
+    stream.flush()
+    assert raw.getvalue() == b"id caf\\xe9 \\u2603\n"

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from goldgate.result import RunResult
+
 
 def _command() -> list[str]:
     script = Path(sys.executable).parent / "goldgate"
@@ -56,9 +58,9 @@ class Project:
         )
 
     def result(self) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads(
-            (self.root / "goldgate-report" / "result.json").read_text()
-        )
+        # result.json with its examples read back from examples.jsonl.gz beside it.
+        saved = RunResult.from_json_file(self.root / "goldgate-report" / "result.json")
+        data: dict[str, Any] = saved.model_dump(mode="json")
         return data
 
 

@@ -285,3 +285,45 @@ def test_a_slice_check_points_at_the_worst_example_of_its_slice() -> None:
     assert ",line=2," in suite_error and "worst example: qa-2" in suite_error
     assert ",line=3," in slice_error and "worst example: qa-3" in slice_error
     assert "title=goldgate%3A qa[legal] exact_match max_drop::" in slice_error
+
+
+def test_report_url_is_taken_only_when_it_is_an_http_url() -> None:
+    from goldgate.github import report_url
+
+    url = "https://example.github.io/pr-7/report.html"
+    assert report_url({"GOLDGATE_REPORT_URL": f" {url} "}) == url
+    for bad in ("", "javascript:alert(1)", "https://x/a b", "file:///etc/passwd", "https://x/#a"):
+        assert report_url({"GOLDGATE_REPORT_URL": bad}) is None
+    assert report_url({}) is None
+
+
+def test_the_job_summary_links_examples_to_the_published_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goldgate.cli import main
+    from goldgate.report import write_reports
+    from tests.report.fixtures import make_result
+
+    write_reports(make_result("regressed"), tmp_path, ["json"])
+    summary_file = tmp_path / "summary.md"
+    summary_file.write_text("", encoding="utf-8")
+    url = "https://example.github.io/pr-7/report.html"
+    for name in ("GITHUB_OUTPUT", "GITHUB_EVENT_PATH", "GITHUB_TOKEN", "GOLDGATE_GITHUB_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary_file))
+    monkeypatch.setenv("GOLDGATE_REPORT_URL", url)
+    assert (
+        main(
+            [
+                "report",
+                str(tmp_path / "result.json"),
+                "--github",
+                "--no-comment",
+                "-o",
+                str(tmp_path / "again.md"),
+            ]
+        )
+        == 0
+    )
+    summary = summary_file.read_text(encoding="utf-8")
+    assert f'<a href="{url}#qa-007"><code>qa-007</code></a>' in summary

@@ -261,3 +261,19 @@ def test_an_api_url_that_is_not_a_url_is_a_warning(
     assert main(["report", "result.json", "--github", "-o", "report.md"]) == 0
     out = capsys.readouterr().out
     assert "GITHUB_API_URL=not a url is not an http(s) URL" in out
+
+
+def test_pagination_stops_when_its_time_is_up(project: Path) -> None:
+    """The time budget, with a clock that jumps a minute per look (no real waiting)."""
+    from goldgate.github import MAX_SEARCH_S, _Api, _ApiError, _existing_comments
+
+    ticks = iter(range(0, 10_000, 60))
+    with fake_github(endless_pages=True) as api:
+        client = _Api(api.url, TOKEN)
+        with pytest.raises(_ApiError, match="kept paginating"):
+            list(
+                _existing_comments(
+                    client, "/repos/acme/app/issues/7/comments", clock=lambda: float(next(ticks))
+                )
+            )
+    assert len(api.calls) == int(MAX_SEARCH_S // 60)

@@ -470,18 +470,40 @@ def test_xdist_bless_once_with_fixture_checks_from_workers(project: pytest.Pytes
             pass
         """
     )
-    result = project.runpytest_subprocess(*QUIET, "-n", "2", "--goldgate-bless")
+    result = project.runpytest_subprocess(
+        *QUIET, "-n", "2", "--goldgate-bless", "-k", "not echo or worse"
+    )
     assert result.ret == pytest.ExitCode.OK
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=4)
     result.stdout.fnmatch_lines(
         [
-            "blessed qa, echo into *goldgate.baseline.json",
+            "blessed qa into *goldgate.baseline.json",
             "blessed echo (from test_fixture.py::test_echo_worse) into *",
         ]
     )
-    assert len(calls(project)) == N_QA + N_ECHO  # the configured systems, once
+    assert len(calls(project)) == N_QA  # the configured system, once
     assert baseline_score(project, "qa", "exact_match") == 100.0
-    assert baseline_score(project, "echo", "exact_match") == 0.0  # fixture checks bless last
+    assert baseline_score(project, "echo", "exact_match") == 0.0
+
+
+def test_two_tests_blessing_one_suite_from_different_systems_is_an_error(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(
+        test_fixture="""
+        def test_echo_worse(goldgate):
+            goldgate.check("echo", system=lambda x: "no idea")
+        """
+    )
+    result = project.runpytest_subprocess(*QUIET, "--goldgate-bless")
+    assert result.ret != pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        [
+            "*could not bless: suite 'echo' is blessed by goldgate::echo and by"
+            " test_fixture.py::test_echo_worse from different systems*nothing was blessed*"
+        ]
+    )
+    assert not (project.path / "goldgate.baseline.json").exists()
 
 
 def test_importing_the_plugin_stays_light() -> None:

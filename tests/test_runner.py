@@ -434,7 +434,11 @@ def test_baseline_ref_compares_with_the_target_branch(project: Project) -> None:
 def test_result_json_is_written_whatever_the_formats(project: Project) -> None:
     result = run(project.config(), report_formats=["md"])
     out = project.root / "out"
-    assert sorted(p.name for p in out.iterdir()) == ["report.md", "result.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "examples.jsonl.gz",
+        "report.md",
+        "result.json",
+    ]
     assert RunResult.from_json_file(out / "result.json") == result
 
 

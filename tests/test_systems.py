@@ -25,7 +25,7 @@ from goldgate.cache import OutputCache, read_entries
 from goldgate.config import SystemConfig
 from goldgate.errors import InputError, SystemRunError
 from goldgate.goldens import GoldenSet, load_goldens
-from goldgate.systems import command_identity, obtain_outputs, read_predictions
+from goldgate.systems import command_identity, obtain_outputs, read_predictions, system_identity
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -353,7 +353,9 @@ def test_command_misbehaviour(
     with pytest.raises(SystemRunError) as info:
         run(command, golden, tmp_path)
     assert expected in str(info.value)
-    cached = OutputCache(tmp_path / ".goldgate", "qa", command_identity(command))
+    # The identity the run used: settings and the fingerprint of the command's code.
+    _, identity = system_identity(command, root=tmp_path, ignore=[tmp_path / ".goldgate"])
+    cached = OutputCache(tmp_path / ".goldgate", "qa", identity)
     assert len(cached) == (6 if mode == "fail_at_end" else 2)
 
 

@@ -178,7 +178,10 @@ import json, os, sys
 suite = os.environ["GOLDGATE_SUITE"]
 with open(f"predictions/{suite}.jsonl", encoding="utf-8") as handle:
     answers = {row["id"]: row["output"] for row in map(json.loads, handle)}
-crash_after = int(os.environ.get("CRASH_AFTER", "-1"))
+crash_after = -1
+if os.path.exists("crash.txt"):  # "SUITE COUNT": exit after COUNT outputs of SUITE
+    crash_suite, count = open("crash.txt").read().split()
+    crash_after = int(count) if crash_suite == suite else -1
 for count, line in enumerate(sys.stdin):
     if count == crash_after:
         sys.exit("crashed on purpose")
@@ -223,3 +226,183 @@ def test_bless_new_only_calls_the_system_for_new_examples_only(tmp_path: Path) -
     baseline = json.loads((tmp_path / "goldgate.baseline.json").read_text())
     assert set(added) <= set(baseline["suites"]["qa"]["examples"])
     assert project.goldgate("run").returncode == 0
+
+
+# -- 2. the cache never serves stale outputs ------------------------------------------------
+
+
+@pytest.fixture
+def command_repo(tmp_path: Path) -> Project:
+    """A project whose system is a command (answer.py), committed in git."""
+    project = Project(tmp_path)
+    assert project.goldgate("init").returncode == 0
+    use_command(project)
+    (tmp_path / ".gitignore").write_text("goldgate-report/\n.goldgate/\ncalls.log\ncrash.txt\n")
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "a project")
+    return project
+
+
+def _crash_qa_after(project: Project, count: int) -> None:
+    (project.root / "crash.txt").write_text(f"qa {count}")
+    crashed = project.goldgate("run")
+    assert crashed.returncode == 2, crashed.stdout + crashed.stderr
+    assert f"exited with code 1 after {count} of 30" in crashed.stderr
+    assert len([i for i in calls(project) if i.startswith("qa-")]) == count
+    (project.root / "crash.txt").unlink()
+
+
+def test_a_rerun_after_a_code_edit_does_not_resume_and_says_why(command_repo: Project) -> None:
+    _crash_qa_after(command_repo, 6)
+    script = command_repo.root / "answer.py"
+    script.write_text(script.read_text() + "# fixed the bug\n")
+    done = command_repo.goldgate("run")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len([i for i in calls(command_repo) if i.startswith("qa-")]) == 30
+    assert (
+        "6 cached outputs of an earlier run not reused: uncommitted changes differ (answer.py)"
+        in done.stdout
+    )
+    cache = _suite(command_repo)["cache"]
+    assert cache["reused"] == 0 and cache["dropped"] == 6
+    assert "resumed" not in done.stderr
+
+
+def test_a_rerun_without_an_edit_resumes_and_says_so(command_repo: Project) -> None:
+    _crash_qa_after(command_repo, 6)
+    done = command_repo.goldgate("run")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len([i for i in calls(command_repo) if i.startswith("qa-")]) == 24
+    cache = _suite(command_repo)["cache"]
+    assert cache["reused"] == 6 and cache["total"] == 30 and cache["source"] == "cache"
+    assert cache["since"] and cache["dropped"] == 0
+    assert "6 of 30 outputs reused from the output cache of" in done.stdout
+    assert "qa: command (6 resumed from the cache of" in done.stderr  # the progress line
+    markdown = (command_repo.root / "goldgate-report" / "report.md").read_text()
+    assert "6 of 30 outputs reused from the output cache" in markdown
+    html = (command_repo.root / "goldgate-report" / "report.html").read_text()
+    assert "6 of 30 outputs reused from the output cache" in html
+    # The next run calls the system for everything again: a finished run is not reused.
+    again = command_repo.goldgate("run")
+    assert again.returncode == 0
+    assert len([i for i in calls(command_repo) if i.startswith("qa-")]) == 30
+    assert _suite(command_repo)["cache"] is None
+
+
+def test_a_new_commit_does_not_resume(command_repo: Project) -> None:
+    _crash_qa_after(command_repo, 4)
+    git(command_repo.root, "commit", "-q", "--allow-empty", "-m", "another commit")
+    done = command_repo.goldgate("run")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4 cached outputs of an earlier run not reused: git HEAD moved from" in done.stdout
+
+
+def test_no_cache_and_cache_key(command_repo: Project) -> None:
+    _crash_qa_after(command_repo, 5)
+    fresh = command_repo.goldgate("run", "--no-cache")
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+    assert len([i for i in calls(command_repo) if i.startswith("qa-")]) == 30
+    assert _suite(command_repo)["cache"] is None
+
+    config = command_repo.root / "goldgate.yaml"
+    config.write_text(
+        config.read_text().replace("  concurrency: 1", "  concurrency: 1\n  cache_key: model-v2")
+    )
+    (command_repo.root / "crash.txt").write_text("qa 5")
+    assert command_repo.goldgate("run").returncode == 2
+    calls(command_repo)
+    (command_repo.root / "crash.txt").unlink()
+    config.write_text(config.read_text().replace("model-v2", "model-v3"))
+    done = command_repo.goldgate("run")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "cache_key changed from 'model-v2' to 'model-v3'" in done.stdout
+
+
+def test_outside_git_the_command_files_decide(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    assert project.goldgate("init").returncode == 0
+    use_command(project)
+    _crash_qa_after(project, 6)
+    resumed = project.goldgate("run")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert len([i for i in calls(project) if i.startswith("qa-")]) == 24
+
+    _crash_qa_after(project, 6)
+    script = tmp_path / "answer.py"
+    script.write_text(script.read_text() + "# fixed\n")
+    done = project.goldgate("run")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len([i for i in calls(project) if i.startswith("qa-")]) == 30
+    assert "not reused: the command's files changed" in done.stdout
+    assert "answer.py" in done.stdout
+
+
+# -- 3. bless is a decision ------------------------------------------------------------------
+
+
+def test_bless_refuses_a_regression_unless_allowed(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    assert project.goldgate("init").returncode == 0
+    assert project.goldgate("bless").returncode == 0
+    baseline = tmp_path / "goldgate.baseline.json"
+    before = baseline.read_bytes()
+    original = (tmp_path / "predictions" / "qa.jsonl").read_text()
+    rows = project.rows("predictions/qa.jsonl")
+    for row in rows:
+        row["output"] = "no idea"
+    project.write_rows("predictions/qa.jsonl", rows)
+
+    refused = project.goldgate("bless")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "goldgate: REGRESSED" in refused.stdout
+    assert "exact_match" in refused.stdout and "-80.00" in refused.stdout  # the table
+    assert "bless refused" in refused.stderr and "--allow-regression" in refused.stderr
+    assert baseline.read_bytes() == before
+
+    forced = project.goldgate("bless", "--allow-regression")
+    assert forced.returncode == 0, forced.stdout + forced.stderr
+    assert "forced past qa" in forced.stdout
+    written = json.loads(baseline.read_text())
+    assert any("below the minimum" in m for m in written["suites"]["qa"]["forced"])
+    assert "forced" not in written["suites"]["translate"]
+    # A clean bless afterwards drops the record.
+    (tmp_path / "predictions" / "qa.jsonl").write_text(original)
+    assert project.goldgate("bless").returncode == 0
+    assert "forced" not in json.loads(baseline.read_text())["suites"]["qa"]
+
+
+def test_bless_without_a_baseline_still_checks_min(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    assert project.goldgate("init").returncode == 0
+    project.write_rows(
+        "predictions/qa.jsonl",
+        [{"id": r["id"], "output": "no idea"} for r in project.rows("predictions/qa.jsonl")],
+    )
+    refused = project.goldgate("bless")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "FAIL: qa: exact_match 0.00 is below the minimum 60.00" in refused.stdout
+    assert not (tmp_path / "goldgate.baseline.json").exists()
+
+
+def test_bless_after_run_makes_no_system_calls(command_repo: Project) -> None:
+    assert command_repo.goldgate("run").returncode == 0
+    assert len(calls(command_repo)) == 46
+    blessed = command_repo.goldgate("bless")
+    assert blessed.returncode == 0, blessed.stdout + blessed.stderr
+    assert calls(command_repo) == []
+    assert "30 of 30 outputs reused from the run just reviewed (result.json)" in blessed.stdout
+    assert (command_repo.root / "goldgate.baseline.json").is_file()
+
+    rerun = command_repo.goldgate("bless", "--rerun")
+    assert rerun.returncode == 0
+    assert len(calls(command_repo)) == 46
+
+    # Changed code: the reviewed outputs no longer stand for it.
+    assert command_repo.goldgate("run").returncode == 0
+    calls(command_repo)
+    script = command_repo.root / "answer.py"
+    script.write_text(script.read_text() + "# changed\n")
+    changed = command_repo.goldgate("bless")
+    assert changed.returncode == 0
+    assert len(calls(command_repo)) == 46

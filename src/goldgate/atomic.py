@@ -16,8 +16,17 @@ import os
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any
+
+from goldgate.errors import GoldgateError
+
+#: Every hold of the lock is short (one read-modify-write, one file): a wait this long means
+#: the holder hangs, and a gate must not wait forever.
+LOCK_TIMEOUT_S = 120.0
+LOCK_POLL_S = 0.02
 
 
 class _DirectoryLock:
@@ -64,12 +73,24 @@ def _acquire(directory: Path) -> int | None:
         descriptor = os.open(directory, os.O_RDONLY)
     except OSError:  # no such folder can be made or read: the write itself will say why
         return None
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-    except OSError:
-        os.close(descriptor)
-        return None
-    return descriptor
+    deadline = time.monotonic() + LOCK_TIMEOUT_S
+    while True:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return descriptor
+        except BlockingIOError:
+            if time.monotonic() < deadline:
+                time.sleep(LOCK_POLL_S)
+                continue
+            os.close(descriptor)
+            raise GoldgateError(
+                f"{directory}: another process has held goldgate's write lock on this folder"
+                f" for {LOCK_TIMEOUT_S:g} s (a goldgate that hangs or was stopped with"
+                " Ctrl-Z?); nothing was written"
+            ) from None
+        except OSError:  # a file system without flock: atomic, not serialised
+            os.close(descriptor)
+            return None
 
 
 def _umask() -> int:
@@ -85,6 +106,15 @@ def write_text_atomic(path: Path, text: str, *, newline: str | None = "") -> Non
     The file gets the permissions a plain ``open`` would give it (mkstemp's are 0600). The
     directory's lock is held throughout, and stale temporaries of ``path`` are removed first.
     """
+    _write_atomic(path, text, newline)
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """:func:`write_text_atomic` for bytes."""
+    _write_atomic(path, data, None)
+
+
+def _write_atomic(path: Path, content: str | bytes, newline: str | None) -> None:
     directory = path.parent
     with locked(directory):
         remove_stale_temporaries(path)
@@ -92,8 +122,14 @@ def write_text_atomic(path: Path, text: str, *, newline: str | None = "") -> Non
             dir=directory, prefix=f".{path.name}.", suffix=".tmp"
         )
         try:
-            with os.fdopen(descriptor, "w", encoding="utf-8", newline=newline) as stream:
-                stream.write(text)
+            stream: IO[Any]
+            if isinstance(content, bytes):
+                stream = os.fdopen(descriptor, "wb")
+            else:
+                stream = os.fdopen(descriptor, "w", encoding="utf-8", newline=newline)
+            with stream:
+                written: Any = content  # the mode above matches the content's type
+                stream.write(written)
                 stream.flush()
                 os.fchmod(stream.fileno(), 0o666 & ~_umask())
                 os.fsync(stream.fileno())

@@ -131,6 +131,11 @@ class SuiteBaseline(_Model):
     metrics: dict[str, BaselineMetric]
     examples: dict[str, BaselineExample] = Field(default_factory=dict)
     packed: PackedExamples | None = None
+    forced: list[str] | None = Field(
+        default=None,
+        description="gate checks that failed when this suite was blessed with"
+        " --allow-regression (absent when none did)",
+    )
 
     # -- one view of both layouts -------------------------------------------------------------
     def _table(self) -> _Table | None:
@@ -511,6 +516,8 @@ def dumps_baseline(baseline: Baseline) -> str:
     document = baseline.model_dump(mode="json")
     packs = False
     for suite in document["suites"].values():
+        if suite.get("forced") is None:  # only a forced bless shows up in the file's diff
+            suite.pop("forced", None)
         if suite["packed"] is None:
             del suite["packed"]
         else:

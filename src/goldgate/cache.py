@@ -14,6 +14,11 @@ Modes (``system.cache``):
   calls the system afresh — a regression gate must not score yesterday's outputs.
 - ``reuse``: outputs of any earlier run with the same system identity are reused.
 - ``off``: nothing is read or written.
+
+The identity holds the system's settings, a fingerprint of its code (``code``, see
+:mod:`goldgate.fingerprint`) and the user's ``cache_key``. An unfinished file of the same
+system under another code or key is not resumed: it is set aside as ``<name>.stale.jsonl``
+and :attr:`OutputCache.stale` says how many outputs were dropped and why.
 """
 
 from __future__ import annotations
@@ -22,8 +27,11 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -45,7 +53,24 @@ def input_hash(value: Any) -> str:
     return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()[:32]
 
 
+def identity_digest(identity: Mapping[str, Any]) -> str:
+    """The hex digest naming a system identity (its cache file, its runs in result.json)."""
+    return hashlib.sha256(canonical_json(dict(identity)).encode("utf-8")).hexdigest()
+
+
 CacheKey = tuple[str, str, int]  # (example id, input hash, sample index)
+
+#: identity keys that say which code and outside state produced the outputs
+_VERSION_KEYS = ("code", "cache_key")
+
+
+@dataclass(frozen=True)
+class StaleCache:
+    """An unfinished cache of the same system under other code, not resumed."""
+
+    outputs: int
+    reason: str
+    path: Path
 
 
 class OutputCache:
@@ -61,15 +86,43 @@ class OutputCache:
     ) -> None:
         self.mode = mode
         self.identity = dict(identity)
-        digest = hashlib.sha256(canonical_json(self.identity).encode("utf-8")).hexdigest()
+        digest = identity_digest(self.identity)
         self.directory = cache_dir / "cache"
         self.path = self.directory / f"{suite}-{digest[:16]}.jsonl"
         self.last_path = self.directory / f"{suite}-{digest[:16]}.last.jsonl"
         self._entries: dict[CacheKey, str] = {}
         self._fd: int | None = None
         self._lock = threading.Lock()
+        #: when the outputs being resumed were first cached (ISO 8601), if known
+        self.since: str | None = None
+        self.stale: StaleCache | None = None
         if mode != "off":
             self._entries = read_entries(self.path)
+            if self._entries:
+                self.since = _created_at(self.path)
+            self.stale = self._set_aside_stale(suite)
+
+    def _set_aside_stale(self, suite: str) -> StaleCache | None:
+        # Files of this suite whose system is the same but for its code or cache_key.
+        same = {k: v for k, v in self.identity.items() if k not in _VERSION_KEYS}
+        found: StaleCache | None = None
+        pattern = re.compile(re.escape(suite) + r"-[0-9a-f]{16}\.jsonl")
+        for path in sorted(self.directory.glob(f"{suite}-*.jsonl")):
+            if path == self.path or not pattern.fullmatch(path.name):
+                continue
+            header = _header(path)
+            other = header.get("system") if header else None
+            if not isinstance(other, dict):
+                continue
+            if {k: v for k, v in other.items() if k not in _VERSION_KEYS} != same:
+                continue
+            entries = read_entries(path)
+            aside = path.with_name(path.name.removesuffix(".jsonl") + ".stale.jsonl")
+            with contextlib.suppress(OSError):
+                os.replace(path, aside)
+            if entries:
+                found = StaleCache(len(entries), _why_changed(other, self.identity), aside)
+        return found
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -130,7 +183,8 @@ class OutputCache:
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         size = os.fstat(fd).st_size
         if size == 0:
-            header = {"goldgate_cache": CACHE_FORMAT, "system": self.identity}
+            now = datetime.now(UTC).isoformat(timespec="seconds")
+            header = {"goldgate_cache": CACHE_FORMAT, "system": self.identity, "created_at": now}
             _write_all(fd, (canonical_json(header) + "\n").encode("utf-8"))
         elif _last_byte(self.path, size) != b"\n":
             # A kill mid-write left half a line: end it, so the next entry starts clean.
@@ -162,6 +216,39 @@ def read_entries(path: Path) -> dict[CacheKey, str]:
         ):
             entries[(record_id, digest, sample)] = output
     return entries
+
+
+def _header(path: Path) -> dict[str, Any] | None:
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline()
+        item = json.loads(first)
+    except (OSError, ValueError):
+        return None
+    return item if isinstance(item, dict) and "goldgate_cache" in item else None
+
+
+def _created_at(path: Path) -> str | None:
+    header = _header(path)
+    value = header.get("created_at") if header else None
+    if isinstance(value, str):
+        return value
+    try:  # a file written before headers carried a time
+        stamp = path.stat().st_mtime
+    except OSError:
+        return None
+    return datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds")
+
+
+def _why_changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    from goldgate.fingerprint import fingerprint_change
+
+    if old.get("cache_key") != new.get("cache_key"):
+        return f"cache_key changed from {old.get('cache_key')!r} to {new.get('cache_key')!r}"
+    before, after = old.get("code"), new.get("code")
+    if isinstance(before, dict) and isinstance(after, dict):
+        return fingerprint_change(before, after) or "the code changed"
+    return "the code changed"
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -79,6 +79,11 @@ class SystemConfig(_Model):
     timeout_s: float = Field(default=60.0, gt=0, le=7 * 24 * 3600)
     samples: int = Field(default=1, ge=1, le=1000, description="outputs per input")
     env: dict[str, str] = Field(default_factory=dict, description="extra environment (command)")
+    cache_key: str | None = Field(
+        default=None,
+        description="part of the cache's identity for what lives outside the repository (a"
+        " model version, an endpoint): change it and no cached output is reused",
+    )
     cache: Literal["resume", "reuse", "off"] = Field(
         default="resume",
         description="resume: reuse outputs of an interrupted run only; reuse: reuse outputs "
@@ -360,6 +365,18 @@ class Config(_Model):
             }
         )
 
+    def without_cache(self) -> Config:
+        """This configuration with every system's cache off (``--no-cache``)."""
+        off = {"cache": "off"}
+        suites = {
+            name: suite.model_copy(update={"system": suite.system.model_copy(update=off)})
+            if suite.system is not None
+            else suite
+            for name, suite in self.suites.items()
+        }
+        system = self.system.model_copy(update=off) if self.system is not None else None
+        return self.model_copy(update={"system": system, "suites": suites})
+
     def system_for(self, suite: str) -> SystemConfig:
         """The system that produces outputs for ``suite``: its own, else the top-level one."""
         own = self.suites[suite].system
@@ -456,21 +473,30 @@ def _tool_table(document: dict[str, Any], path: Path) -> dict[str, Any]:
 
 
 def _find_config(base: Path) -> Path:
+    # The nearest directory, from here up to the filesystem's root, as pytest and ruff look.
+    for directory in (base, *base.resolve().parents):
+        found = _config_in(directory)
+        if found is not None:
+            return found
+    raise ConfigError(
+        f"{base}: no goldgate.yaml here or in a parent directory (nor a [tool.goldgate] table"
+        " in pyproject.toml); 'goldgate init' writes one"
+    )
+
+
+def _config_in(directory: Path) -> Path | None:
     for name in CONFIG_FILENAMES:
-        candidate = base / name
+        candidate = directory / name
         if candidate.exists():
             return candidate
-    pyproject = base / PYPROJECT
+    pyproject = directory / PYPROJECT
     if pyproject.exists():
         # A pyproject.toml that cannot be read is reported as such: it may well hold the
         # [tool.goldgate] table the user means.
         tool = _tool_table(_parse_toml(_read_config_text(pyproject), pyproject), pyproject)
         if "goldgate" in tool:
             return pyproject
-    raise ConfigError(
-        f"{base}: no goldgate.yaml here (nor a [tool.goldgate] table in pyproject.toml); "
-        "'goldgate init' writes one"
-    )
+    return None
 
 
 # -- turning pydantic's errors into messages a user can act on ------------------------------

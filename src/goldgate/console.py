@@ -107,7 +107,14 @@ def json_text(text: str) -> str:
 
 
 def _write(stream: TextIO, text: str, end: str) -> None:
-    stream.write(clean(text) + end)
+    shown = clean(text) + end
+    try:
+        stream.write(shown)
+    except UnicodeEncodeError:
+        # A stream that cannot encode some character (PYTHONIOENCODING=ascii, a Windows
+        # console): show it as an escape rather than crash on an id or an output.
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        stream.write(shown.encode(encoding, "backslashreplace").decode(encoding))
     stream.flush()
 
 

@@ -7,6 +7,7 @@ API with the standard library only. The token is sent in a header and never prin
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import time
 import urllib.error
@@ -181,6 +182,15 @@ def _append(path: Path, name: str, text: str) -> None:
             handle.write(text)
     except OSError as exc:
         raise InputError(f"{name}={path}: cannot append: {exc.strerror or exc}") from None
+
+
+def report_url(environ: Mapping[str, str]) -> str | None:
+    """Where the HTML report will be published (``GOLDGATE_REPORT_URL``), if it is an
+    http(s) URL: the Markdown's examples then link to their anchors in it."""
+    value = (environ.get("GOLDGATE_REPORT_URL") or "").strip()
+    if not re.fullmatch(r"https?://[^\s#\x00-\x1f\x7f]+", value):
+        return None
+    return value
 
 
 # -- annotations ------------------------------------------------------------------------------

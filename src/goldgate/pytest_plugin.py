@@ -252,8 +252,10 @@ def pytest_collection_modifyitems(
             suite = _marker_check(item)[0]
             if suite not in suites:
                 raise pytest.UsageError(
-                    f"{item.nodeid}: @pytest.mark.{MARKER}: no suite {suite!r} in"
-                    f" {state.config().source}{did_you_mean(suite, list(suites))}"
+                    console.clean(
+                        f"{item.nodeid}: @pytest.mark.{MARKER}: no suite {suite!r} in"
+                        f" {state.config().source}{did_you_mean(suite, list(suites))}"
+                    )
                 )
     if not state.settings.enabled:
         return

@@ -316,6 +316,11 @@ class GoldgateSession:
         from goldgate.runner import bless
 
         try:
+            conflict = self._conflicting_blesses()
+            if conflict is not None:
+                self.bless_failed = True
+                self.messages.append(f"could not bless: {conflict}")
+                return
             if self._replayed is not None and self._blessable:
                 every = set(self._blessable) == set(self._replayed.suites)
                 path = bless(self._replayed, suites=None if every else self._blessable)
@@ -329,6 +334,34 @@ class GoldgateSession:
         except GoldgateError as exc:
             self.bless_failed = True
             self.messages.append(f"could not bless: {exc}")
+
+    def _conflicting_blesses(self) -> str | None:
+        """Two tests blessing one suite from different outputs: which one wins is no choice."""
+        sources: dict[str, list[tuple[str, str]]] = {}
+        if self._replayed is not None:
+            for suite in self._blessable:
+                path = self._replayed.system_for(suite).predictions or ""
+                sources.setdefault(suite, []).append((f"{ROOT_NAME}::{suite}", path))
+        for entry in self._bless_queue():
+            path = str(entry["system"].get("predictions") or "")
+            sources.setdefault(entry["suite"], []).append((entry["test"], path))
+        problems = []
+        for suite, found in sources.items():
+            first_test, first_path = found[0]
+            first = Path(first_path).read_bytes()
+            for test, path in found[1:]:
+                if Path(path).read_bytes() != first:
+                    problems.append(
+                        f"suite {suite!r} is blessed by {first_test} and by {test} from"
+                        " different systems (their outputs differ)"
+                    )
+                    break
+        if not problems:
+            return None
+        return (
+            "; ".join(problems)
+            + "; nothing was blessed: bless one of them at a time (select it with -k)"
+        )
 
     def _bless_queue(self) -> list[dict[str, Any]]:
         directory = self.workdir() / BLESS_QUEUE

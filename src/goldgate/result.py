@@ -6,13 +6,18 @@ disk as versioned JSON (``schema_version``) and read back by ``goldgate report``
 
 from __future__ import annotations
 
+import gzip
+import json
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RESULT_SCHEMA_VERSION = "goldgate.result/1"
+#: /2: per-example rows may live in a side file (``examples_file``), not inline
+RESULT_SCHEMA_VERSION = "goldgate.result/2"
+#: the side file of per-example rows written beside result.json
+EXAMPLES_FILE = "examples.jsonl.gz"
 
 
 class Verdict(StrEnum):
@@ -156,6 +161,18 @@ class GoldenChange(_Model):
     )
 
 
+class CacheUse(_Model):
+    """Outputs not obtained from the system in this run, and cached outputs left unused."""
+
+    reused: int = Field(description="outputs taken from the cache or a saved result")
+    total: int = Field(description="outputs the suite needed")
+    source: str = Field(description="cache | result (a saved result.json, by bless)")
+    since: str | None = Field(default=None, description="when the reused outputs were made")
+    path: str | None = None
+    dropped: int = Field(default=0, description="cached outputs of other code, not reused")
+    dropped_reason: str | None = None
+
+
 class SuiteResult(_Model):
     """One suite: its verdict, metrics, checks, slices and examples."""
 
@@ -171,6 +188,14 @@ class SuiteResult(_Model):
     error: str | None = None
     golden_change: GoldenChange | None = Field(
         default=None, description="set when the golden set changed since the baseline"
+    )
+    cache: CacheUse | None = Field(
+        default=None, description="set when outputs were reused, or cached ones dropped"
+    )
+    system: str | None = Field(
+        default=None,
+        description="digest of the system's identity (settings, code fingerprint, cache_key);"
+        " None for a predictions file",
     )
 
 
@@ -197,6 +222,14 @@ class RunResult(_Model):
     suites: list[SuiteResult]
     hints: list[str] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
+    examples_file: str | None = Field(
+        default=None,
+        description=(
+            "when set, every suite's examples are not inline but in this file, relative to"
+            " the result: gzip-compressed JSON Lines, one ExampleResult per line (fields at"
+            " their default left out) plus the name of its suite under 'suite'"
+        ),
+    )
 
     @property
     def exit_code(self) -> int:
@@ -211,9 +244,34 @@ class RunResult(_Model):
         """Stable JSON (sorted keys are not used: field order is the schema's order)."""
         return self.model_dump_json(indent=2) + "\n"
 
+    def to_files(self, examples_file: str = EXAMPLES_FILE) -> tuple[str, bytes]:
+        """``result.json`` without the examples, and the gzip JSON Lines that hold them.
+
+        The JSON stays small whatever the golden set's size; the side file is compressed and
+        byte-stable (no timestamp in its gzip header).
+        """
+        lines = []
+        for suite in self.suites:
+            prefix = '{"suite":' + json.dumps(suite.name, ensure_ascii=False) + ","
+            for example in suite.examples:
+                row = example.model_dump_json(exclude_defaults=True)
+                lines.append(prefix + row[1:] if row != "{}" else prefix[:-1] + "}")
+        data = ("\n".join(lines) + "\n" if lines else "").encode("utf-8")
+        compact = self.model_copy(
+            update={
+                "examples_file": examples_file,
+                "suites": [s.model_copy(update={"examples": []}) for s in self.suites],
+            }
+        )
+        return compact.to_json(), gzip.compress(data, compresslevel=6, mtime=0)
+
     @classmethod
-    def from_json_file(cls, path: Path) -> RunResult:
-        """Read a saved result; raises ``InputError`` naming the file when it is not one."""
+    def from_json_file(cls, path: Path, *, examples: bool = True) -> RunResult:
+        """Read a saved result; raises ``InputError`` naming the file when it is not one.
+
+        Its examples are read back from its side file unless ``examples`` is false (for a
+        reader that needs only the scores).
+        """
         from pydantic import ValidationError
 
         from goldgate.errors import InputError
@@ -226,7 +284,7 @@ class RunResult(_Model):
         except UnicodeDecodeError as exc:
             raise InputError(f"{path}: not UTF-8 (byte {exc.start})") from None
         try:
-            return cls.model_validate_json(text)
+            result = cls.model_validate_json(text)
         except ValidationError as exc:
             first = exc.errors()[0]
             if first["type"] == "json_invalid":
@@ -236,3 +294,37 @@ class RunResult(_Model):
                 raise InputError(f"{path}: not a goldgate result: {problem}") from None
             loc = ".".join(str(p) for p in first["loc"])
             raise InputError(f"{path}: not a goldgate result: {loc}: {first['msg']}") from None
+        if result.examples_file is None or not examples:
+            return result
+        return result._with_examples(path.parent / result.examples_file)
+
+    def _with_examples(self, side: Path) -> RunResult:
+        """This result with the examples of its side file put back into its suites."""
+        from pydantic import ValidationError
+
+        from goldgate.errors import InputError
+
+        by_suite: dict[str, list[ExampleResult]] = {s.name: [] for s in self.suites}
+        try:
+            with gzip.open(side, "rt", encoding="utf-8") as stream:
+                for number, line in enumerate(stream, 1):
+                    try:
+                        row = json.loads(line)
+                        name = row.pop("suite")
+                        by_suite[name].append(ExampleResult.model_validate(row))
+                    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                        what = (
+                            f"{exc.errors()[0]['msg']}"
+                            if isinstance(exc, ValidationError)
+                            else f"unknown suite {exc}"
+                            if isinstance(exc, KeyError)
+                            else "not a JSON object with a 'suite'"
+                        )
+                        raise InputError(f"{side}:{number}: not an example row: {what}") from None
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise InputError(f"{side}: cannot read the examples of the result: {reason}") from None
+        except (EOFError, UnicodeDecodeError) as exc:
+            raise InputError(f"{side}: damaged examples file: {exc}") from None
+        suites = [s.model_copy(update={"examples": by_suite[s.name]}) for s in self.suites]
+        return self.model_copy(update={"suites": suites, "examples_file": None})

@@ -61,6 +61,7 @@ from goldgate.metrics.engine import MetricComputeError
 from goldgate.metrics.parallel import resolve_jobs, score_arrays
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
+    CacheUse,
     CheckStatus,
     ExampleResult,
     GoldenChange,
@@ -81,6 +82,10 @@ class ScoredSuite:
     golden: GoldenSet
     outputs: dict[str, list[str]]
     scores: SuiteScores
+    #: outputs reused (from the cache, a saved result or the baseline), or cached ones dropped
+    cache: CacheUse | None = None
+    #: digest of the system's identity when a command or callable ran (see systems)
+    identity: str | None = None
 
     @property
     def samples(self) -> int:
@@ -104,7 +109,8 @@ def run(
     """Score every suite, gate it against thresholds and the baseline, write the result.
 
     ``baseline_ref`` reads the baseline as it is at that git revision (in a pull request,
-    the merge base), so a change to the baseline file itself is not compared with itself.
+    the merge base), so a change to the baseline file itself is not compared with itself;
+    ``"working-tree"`` (or None) reads the file as it is on disk.
     With ``write_reports``, ``<report.dir>/result.json`` and the configured report formats
     are written. Unless ``history_source`` is None (or the configuration says
     ``history: off``), the run is appended to the history, labelled with that source; a
@@ -134,14 +140,33 @@ def run(
             f"no baseline at {baseline_label}: only min/max gates were checked; run"
             " `goldgate bless` to accept these scores as the baseline",
         )
+    result = _run_result(config, results, baseline_label, baseline is not None, hints, errors)
+    if history_source is not None:
+        from goldgate.history.recording import record_run
+
+        result.hints.extend(record_run(result, config, source=history_source))
+    if write_reports:
+        formats = list(config.report.formats) if report_formats is None else list(report_formats)
+        write_result(result, config.report.dir, formats)
+    return result
+
+
+def _run_result(
+    config: Config,
+    results: list[SuiteResult],
+    baseline_label: str,
+    baseline_found: bool,
+    hints: list[str],
+    errors: list[str],
+) -> RunResult:
     significance = config.significance
-    result = RunResult(
+    return RunResult(
         goldgate_version=__version__,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         verdict=combine_verdicts([suite.verdict for suite in results]),
         config=_relative(config.source, config.root) if config.source else None,
         baseline=baseline_label,
-        baseline_found=baseline is not None,
+        baseline_found=baseline_found,
         significance=(
             SignificanceSettings(
                 method=significance.method,
@@ -156,14 +181,6 @@ def run(
         hints=hints,
         errors=errors,
     )
-    if history_source is not None:
-        from goldgate.history.recording import record_run
-
-        result.hints.extend(record_run(result, config, source=history_source))
-    if write_reports:
-        formats = list(config.report.formats) if report_formats is None else list(report_formats)
-        write_result(result, config.report.dir, formats)
-    return result
 
 
 def bless(
@@ -176,17 +193,91 @@ def bless(
     """Score the suites and write the baseline from today's outputs; returns its path.
 
     ``new_only`` keeps what is blessed and adds only examples new to the golden set (and
-    metrics new to a suite). Suites not selected keep their blessed entries.
+    metrics new to a suite). Suites not selected keep their blessed entries. A regression
+    is accepted, and recorded in the baseline as forced; :func:`bless_reviewed` refuses it.
+    """
+    outcome = bless_reviewed(
+        config,
+        new_only=new_only,
+        progress=progress,
+        suites=suites,
+        allow_regression=True,
+        rerun=True,
+    )
+    return outcome.path
+
+
+@dataclass(frozen=True)
+class BlessOutcome:
+    """What a bless decided: the new scores against the old baseline, and whether it wrote."""
+
+    path: Path
+    #: the new scores gated against the baseline being replaced (the table ``run`` shows)
+    review: RunResult
+    written: bool
+    #: suite -> messages of the checks that failed (accepted only with allow_regression)
+    failed: dict[str, list[str]]
+
+
+def bless_reviewed(
+    config: Config,
+    *,
+    new_only: bool = False,
+    progress: ProgressReporter | None = None,
+    suites: Sequence[str] | None = None,
+    allow_regression: bool = False,
+    rerun: bool = False,
+) -> BlessOutcome:
+    """Score the suites, gate them against the current baseline, and write it unless refused.
+
+    A failed check (a regression beyond the gate, a ``min`` missed) refuses the bless, unless
+    ``allow_regression``: then the failed checks are recorded in the suite's ``forced`` entry,
+    so the baseline's diff shows it. Unless ``rerun``, the outputs of the run just reviewed
+    (``result.json`` in the report directory) are reused when its golden hash, system
+    identity (code fingerprint included) and metric signatures match: a paid model is not
+    called twice for the same outputs.
     """
     names = _select(config, suites)
-    prior: Baseline | None = None
-    if config.baseline.exists() and (new_only or suites is not None):
-        prior = read_baseline(config.baseline)  # a damaged file stops before any system call
+    label = _relative(config.baseline, config.root)
+    current: Baseline | None = None
+    if config.baseline.exists():
+        try:
+            current = read_baseline(config.baseline)  # damage stops before any system call
+        except BaselineError:
+            # A full bless of every suite keeps nothing of the old file: it may replace a
+            # damaged one (with nothing to compare against).
+            if new_only or suites is not None:
+                raise
+    reviewed = None if rerun else _reviewed_result(config)
     scored: dict[str, ScoredSuite] = {}
+    results: list[SuiteResult] = []
+    failed: dict[str, list[str]] = {}
     for name in names:
-        kept = prior.suites.get(name) if prior is not None and new_only else None
-        known = _kept_outputs(config, name, kept) if kept is not None else None
-        scored[name] = score_suite(config, name, progress=progress, known=known)
+        kept = current.suites.get(name) if current is not None and new_only else None
+        if kept is not None:
+            scored[name] = score_suite(
+                config,
+                name,
+                progress=progress,
+                known=_kept_outputs(config, name, kept),
+                known_source="baseline",
+            )
+        else:
+            scored[name] = _score_reusing(config, name, reviewed, progress)
+        previous = current.suites.get(name) if current is not None else None
+        try:
+            suite_result, _ = _gate_suite(
+                config, name, scored[name], previous, label, current is not None
+            )
+        except BaselineError:  # other metric settings: being accepted, nothing to compare
+            suite_result, _ = _gate_suite(config, name, scored[name], None, label, False)
+        results.append(suite_result)
+        messages = [c.message for c in suite_result.checks if c.status is CheckStatus.FAIL]
+        if messages:
+            failed[name] = messages
+    review = _run_result(config, results, label, current is not None, [], [])
+    if failed and not allow_regression:
+        return BlessOutcome(config.baseline, review, written=False, failed=failed)
     # The read-modify-write under the baseline's lock, the file read afresh: a bless of
     # another suite running at the same time lands either before (and is kept) or after (and
     # keeps ours). The scoring above stays outside the lock.
@@ -204,12 +295,67 @@ def bless(
             fresh = suite_baseline(config, scored[name])
             old = existing.suites.get(name) if existing is not None and new_only else None
             blessed[name] = fresh if old is None else merge_new_only(old, fresh, scored[name], name)
+            if name in failed:
+                blessed[name] = blessed[name].model_copy(update={"forced": failed[name]})
         baseline = Baseline(
             goldgate_version=__version__,
             suites={name: blessed[name] for name in config.suites if name in blessed},
         )
         write_baseline(config.baseline, baseline)
-    return config.baseline
+    return BlessOutcome(config.baseline, review, written=True, failed=failed)
+
+
+def _reviewed_result(config: Config) -> RunResult | None:
+    """The last result written to the report directory, when there is a readable one."""
+    path = config.report.dir / RESULT_FILENAME
+    if not path.is_file():
+        return None
+    try:
+        return RunResult.from_json_file(path)
+    except GoldgateError:
+        return None
+
+
+def _score_reusing(
+    config: Config, name: str, reviewed: RunResult | None, progress: ProgressReporter | None
+) -> ScoredSuite:
+    """Score a suite for bless, with the reviewed run's outputs when they stand for today's."""
+    from goldgate.cache import identity_digest
+    from goldgate.systems import system_identity
+
+    system = config.system_for(name)
+    previous = next((s for s in (reviewed.suites if reviewed else []) if s.name == name), None)
+    if previous is None or previous.system is None or system.kind == "predictions":
+        return score_suite(config, name, progress=progress)
+    suite = config.suites[name]
+    golden = load_goldens(suite.goldens, name)
+    counts = [len(record.references) for record in golden.records]
+    signatures = {
+        spec: str(metric.signature(counts)) for spec, metric in suite.create_metrics().items()
+    }
+    outputs = {example.id: [example.output] for example in previous.examples}
+    _, identity = system_identity(system, root=config.root, ignore=_own_files(config))
+    digest = identity_digest(identity)
+    if (
+        previous.error is None
+        and system.samples == 1
+        and previous.golden_hash == golden.content_hash
+        and previous.system == digest
+        and {m.metric: m.signature for m in previous.metrics} == signatures
+        and len(outputs) == len(golden)
+        and all(record.id in outputs for record in golden.records)
+    ):
+        assert reviewed is not None  # previous came from it
+        return score_suite(
+            config,
+            name,
+            progress=progress,
+            known=outputs,
+            known_source="result",
+            known_since=reviewed.created_at,
+            identity=digest,
+        )
+    return score_suite(config, name, progress=progress)
 
 
 @dataclass(frozen=True)
@@ -281,6 +427,9 @@ def score_suite(
     *,
     progress: ProgressReporter | None = None,
     known: Mapping[str, Sequence[str]] | None = None,
+    known_source: str = "result",
+    known_since: str | None = None,
+    identity: str | None = None,
 ) -> ScoredSuite:
     """Load a suite's golden set, obtain the system's outputs and compute every metric.
 
@@ -288,7 +437,7 @@ def score_suite(
     reviewed: the system is called only for the other examples. A predictions file is read
     whole, since reading it costs nothing.
     """
-    from goldgate.systems import obtain_outputs
+    from goldgate.systems import collect_outputs
 
     suite = config.suites[name]
     golden = load_goldens(suite.goldens, name)
@@ -300,19 +449,39 @@ def score_suite(
             for record in golden.records
             if len(known.get(record.id, ())) == system.samples
         }
+    reused = len(outputs) * system.samples
     missing = tuple(record for record in golden.records if record.id not in outputs)
-    if missing:
-        outputs.update(
-            obtain_outputs(
-                system,
-                replace(golden, records=missing),
-                root=config.root,
-                cache_dir=config.cache_dir,
-                progress=progress,
-                dask=config.engine.dask_address,
-            )
+    cache: CacheUse | None = None
+    if reused:
+        cache = CacheUse(
+            reused=reused,
+            total=len(golden) * system.samples,
+            source=known_source,
+            since=known_since,
         )
-    return score_outputs(
+    if missing:
+        obtained = collect_outputs(
+            system,
+            replace(golden, records=missing),
+            root=config.root,
+            cache_dir=config.cache_dir,
+            progress=progress,
+            ignore=_own_files(config),
+            dask=config.engine.dask_address,
+        )
+        outputs.update(obtained.outputs)
+        identity = obtained.identity
+        if obtained.resumed or obtained.stale is not None:
+            cache = CacheUse(
+                reused=obtained.resumed,
+                total=len(golden) * system.samples,
+                source="cache",
+                since=obtained.since,
+                path=_relative(obtained.cache_path, config.root) if obtained.cache_path else None,
+                dropped=obtained.stale.outputs if obtained.stale else 0,
+                dropped_reason=obtained.stale.reason if obtained.stale else None,
+            )
+    scored = score_outputs(
         name,
         golden,
         outputs,
@@ -320,6 +489,16 @@ def score_suite(
         jobs=config.engine.jobs,
         dask=config.engine.dask_address,
     )
+    return replace(scored, cache=cache, identity=identity)
+
+
+def _own_files(config: Config) -> list[Path]:
+    """goldgate's own files: editing them does not change the system under test."""
+    own = [config.baseline, config.report.dir, config.cache_dir]
+    own += [suite.goldens for suite in config.suites.values()]
+    if config.source is not None:
+        own.append(config.source)
+    return own
 
 
 def score_outputs(
@@ -523,6 +702,8 @@ def _gate_suite(
         slices=evaluation.slices,
         examples=_examples(scored, blessed, evaluation),
         golden_change=change,
+        cache=scored.cache,
+        system=scored.identity,
     )
     return result, hints
 
@@ -694,9 +875,13 @@ def write_result(result: RunResult, directory: Path, formats: Sequence[str]) -> 
         raise GoldgateError(f"{where}: cannot write the reports: {exc.strerror or exc}") from None
 
 
+#: the --baseline-ref value meaning "the baseline file as it is on disk" (the Action's spelling)
+WORKING_TREE = "working-tree"
+
+
 def _load_baseline(config: Config, ref: str | None) -> tuple[Baseline | None, str]:
     label = _relative(config.baseline, config.root)
-    if ref is not None:
+    if ref is not None and ref != WORKING_TREE:
         return read_baseline_at_ref(config.baseline, ref, config.root), f"{ref}:{label}"
     if not config.baseline.exists():
         return None, label

@@ -42,7 +42,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from goldgate.cache import CacheKey, OutputCache, canonical_json, input_hash
+from goldgate.cache import (
+    CacheKey,
+    OutputCache,
+    StaleCache,
+    canonical_json,
+    identity_digest,
+    input_hash,
+)
 from goldgate.config import SystemConfig
 from goldgate.errors import (
     InputError,
@@ -51,6 +58,7 @@ from goldgate.errors import (
     did_you_mean,
     where_raised,
 )
+from goldgate.fingerprint import code_fingerprint
 from goldgate.goldens import GoldenRecord, GoldenSet, read_utf8
 from goldgate.inputs import loads_json
 from goldgate.progress import NullProgress, ProgressReporter
@@ -77,6 +85,22 @@ class Call:
 Deliver = Callable[[Call, str], None]
 
 
+@dataclass(frozen=True)
+class Obtained:
+    """A system's outputs and how many of them came from the cache instead of the system."""
+
+    outputs: dict[str, list[str]]
+    total: int = 0
+    resumed: int = 0
+    #: when the resumed outputs were first cached (ISO 8601)
+    since: str | None = None
+    cache_path: Path | None = None
+    #: an unfinished cache of the same system under other code, set aside
+    stale: StaleCache | None = None
+    #: digest of the system's identity (settings, code fingerprint, cache_key); None for files
+    identity: str | None = None
+
+
 def obtain_outputs(
     system: SystemConfig,
     golden: GoldenSet,
@@ -90,17 +114,37 @@ def obtain_outputs(
 
     With ``dask`` (a scheduler address or ``local``) a callable runs on that cluster.
     """
+    return collect_outputs(
+        system, golden, root=root, cache_dir=cache_dir, progress=progress, dask=dask
+    ).outputs
+
+
+def collect_outputs(
+    system: SystemConfig,
+    golden: GoldenSet,
+    *,
+    root: Path,
+    cache_dir: Path,
+    progress: ProgressReporter | None = None,
+    ignore: Sequence[Path] = (),
+    dask: str | None = None,
+) -> Obtained:
+    """Outputs of ``system`` for every record, and what the cache gave of them.
+
+    ``ignore`` lists files whose changes do not change the system (goldgate's own: the
+    configuration, golden sets, baseline, reports), left out of its code fingerprint. With
+    ``dask`` (a scheduler address or ``local``) a callable runs on that cluster.
+    """
     if system.kind == "predictions":
-        return read_predictions(
-            system.predictions_path(golden.suite, root), golden, samples=system.samples
+        return Obtained(
+            read_predictions(
+                system.predictions_path(golden.suite, root), golden, samples=system.samples
+            )
         )
     progress = progress or NullProgress()
-    function: Callable[..., Any] | None = None
-    if system.kind == "callable":
-        with guard_os_exit():  # also while importing: ``from os import _exit`` gets the guard
-            function, identity = load_callable(system, root)
-    else:
-        identity = command_identity(system)
+    function, identity = system_identity(
+        system, root=root, ignore=[cache_dir, golden.path, *ignore]
+    )
     cache = OutputCache(cache_dir, golden.suite, identity, mode=system.cache)
     outputs: dict[str, list[str | None]] = {r.id: [None] * system.samples for r in golden.records}
     calls: list[Call] = []
@@ -120,8 +164,12 @@ def obtain_outputs(
         progress.advance()
 
     total = len(golden.records) * system.samples
-    progress.start(total, f"{golden.suite}: {system.kind}")
-    progress.advance(total - len(calls))
+    resumed = total - len(calls)
+    label = f"{golden.suite}: {system.kind}"
+    if resumed:
+        label += f" ({resumed} resumed from the cache of {cache.since or 'an earlier run'})"
+    progress.start(total, label)
+    progress.advance(resumed)
     try:
         if calls and function is not None and dask is not None:
             from goldgate.dask_engine import client_for, run_callable_on_dask
@@ -148,9 +196,40 @@ def obtain_outputs(
     if missing:  # every path above raises first; this guards the contract
         raise SystemRunError(f"suite {golden.suite!r}: no output for {_ids(missing)}")
     cache.complete()
-    return {
-        record_id: [v for v in values if v is not None] for record_id, values in outputs.items()
-    }
+    return Obtained(
+        outputs={
+            record_id: [v for v in values if v is not None] for record_id, values in outputs.items()
+        },
+        total=total,
+        resumed=resumed,
+        since=cache.since if resumed else None,
+        cache_path=cache.path if system.cache != "off" else None,
+        stale=cache.stale,
+        identity=identity_digest(identity),
+    )
+
+
+def system_identity(
+    system: SystemConfig, *, root: Path, ignore: Sequence[Path] = ()
+) -> tuple[Callable[..., Any] | None, dict[str, Any]]:
+    """A command or callable (imported) and its identity: settings, code fingerprint, key.
+
+    Two runs with the same identity run the same code on the same settings, so one's
+    outputs may stand for the other's: the cache and ``bless`` reusing a reviewed run rely
+    on it. ``ignore`` lists files left out of the code fingerprint.
+    """
+    function: Callable[..., Any] | None = None
+    if system.kind == "callable":
+        with guard_os_exit():  # also while importing: ``from os import _exit`` gets the guard
+            function, identity = load_callable(system, root)
+    else:
+        identity = command_identity(system)
+    identity["code"] = code_fingerprint(
+        root, argv=system.argv() if system.command is not None else (), exclude=ignore
+    )
+    if system.cache_key is not None:
+        identity["cache_key"] = system.cache_key
+    return function, identity
 
 
 def command_identity(system: SystemConfig) -> dict[str, Any]:

@@ -16,7 +16,7 @@ def test_bless_prints_what_it_wrote(scaffold: Path, capsys: pytest.CaptureFixtur
     assert main(["bless", "-q"]) == 0
     out = capsys.readouterr().out
     assert "blessed qa, translate into" in out
-    assert "exact_match  80.00" in out
+    assert "exact_match         -    80.00" in out  # the review table: no baseline yet
     baseline = read_baseline(scaffold / "goldgate.baseline.json")
     assert set(baseline.suites) == {"qa", "translate"}
     assert baseline.suites["qa"].metrics["exact_match"].score == pytest.approx(80.0)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from goldgate.cli import main
+from goldgate.result import RunResult
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -18,7 +19,10 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def result(root: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((root / "out" / "result.json").read_text())
+    # result.json with its examples read back from examples.jsonl.gz beside it
+    data: dict[str, Any] = RunResult.from_json_file(root / "out" / "result.json").model_dump(
+        mode="json"
+    )
     return data
 
 

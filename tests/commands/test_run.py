@@ -41,8 +41,8 @@ def test_run_json_and_exit_one_on_regression(
     assert main(["run", "--json", "--report-dir", "elsewhere", "--format", "json"]) == 1
     printed = json.loads(capsys.readouterr().out)
     assert printed["verdict"] == "regressed"
-    saved = json.loads((scaffold / "elsewhere" / "result.json").read_text())
-    assert saved == printed
+    saved = RunResult.from_json_file(scaffold / "elsewhere" / "result.json")
+    assert saved == RunResult.model_validate(printed)
     failing = [c for s in printed["suites"] for c in s["checks"] if c["status"] == "fail"]
     assert {(c["suite"], c["metric"]) for c in failing} == {
         ("qa", "exact_match"),

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU as SacreBLEU
 
-from goldgate.errors import MetricError
+from goldgate.errors import InputError, MetricError
 from goldgate.metrics import bleu as bleu_module
 from goldgate.metrics.base import Metric, Stats
 from goldgate.metrics.bleu import BLEU, SentenceBLEU
@@ -405,7 +405,8 @@ def test_known_figure_for_facebook_ai_de_en() -> None:
 
 
 @pytest.mark.parametrize("name", ["bleu", "sentence_bleu"])
-def test_empty_corpus_scores_zero(name: str) -> None:
-    result = score_corpus([(name, create_metric(name))], [], [])[0]
-    assert result.corpus_score().score == 0.0
-    assert result.per_example() == []
+def test_empty_corpus_is_an_error_and_an_empty_slice_scores_zero(name: str) -> None:
+    with pytest.raises(InputError, match="nothing to score: the corpus is empty"):
+        score_corpus([(name, create_metric(name))], [], [])
+    result = score_corpus([(name, create_metric(name))], ["a cat"], [["a cat"]])[0]
+    assert result.corpus_score(indices=[]).score == 0.0

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import CHRF as SacreCHRF
 
-from goldgate.errors import MetricError
+from goldgate.errors import InputError, MetricError
 from goldgate.metrics import chrf as chrf_module
 from goldgate.metrics.base import Metric, Stats
 from goldgate.metrics.chrf import CHRF, CHRFPlusPlus, split_punctuation
@@ -312,6 +312,8 @@ def run_with_packing(
 
 
 @pytest.mark.parametrize("name", ["chrf", "chrf++"])
-def test_empty_corpus_scores_zero(name: str) -> None:
-    result = score_corpus([(name, create_metric(name))], [], [])[0]
-    assert result.corpus_score().score == 0.0
+def test_empty_corpus_is_an_error_and_an_empty_slice_scores_zero(name: str) -> None:
+    with pytest.raises(InputError, match="nothing to score: the corpus is empty"):
+        score_corpus([(name, create_metric(name))], [], [])
+    result = score_corpus([(name, create_metric(name))], ["a cat"], [["a cat"]])[0]
+    assert result.corpus_score(indices=[]).score == 0.0

@@ -22,8 +22,10 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-#: screenshots go here when set (to look at them); otherwise into the test's tmp_path
-SHOT_DIR = os.environ.get("GOLDGATE_SCREENSHOT_DIR")
+#: where screenshots go: GOLDGATE_SCREENSHOT_DIR, else test-artifacts/screenshots in the
+#: repository (git-ignored; the tests workflow uploads test-artifacts/ as an artifact)
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+SHOT_DIR = os.environ.get("GOLDGATE_SCREENSHOT_DIR") or str(ARTIFACTS / "screenshots")
 
 
 def _unavailable() -> str | None:
@@ -61,8 +63,10 @@ class Watched:
         return [r for r in self.requests if r != self.url]
 
 
-def open_report(browser: Any, path: Path, *, width: int = 1366, height: int = 900) -> Watched:
-    """Open a report file, recording console messages, errors, requests and dialogs."""
+def open_report(
+    browser: Any, path: Path, *, width: int = 1366, height: int = 900, fragment: str = ""
+) -> Watched:
+    """Open a report file (at ``#fragment``), recording what the page tries to do."""
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     watched = Watched(page=page, url=path.resolve().as_uri())
@@ -75,13 +79,13 @@ def open_report(browser: Any, path: Path, *, width: int = 1366, height: int = 90
         dialog.dismiss()
 
     page.on("dialog", on_dialog)
-    page.goto(watched.url)
+    page.goto(watched.url + (f"#{fragment}" if fragment else ""))
     page.wait_for_selector("html[data-ready=true]", timeout=30_000)
     return watched
 
 
 def screenshot_path(tmp_path: Path, name: str) -> Path:
-    """Where to save a screenshot: GOLDGATE_SCREENSHOT_DIR if set, else tmp_path."""
+    """Where to save a screenshot: GOLDGATE_SCREENSHOT_DIR if set, else test-artifacts/."""
     directory = Path(SHOT_DIR) if SHOT_DIR else tmp_path
     directory.mkdir(parents=True, exist_ok=True)
     return directory / name

@@ -7,7 +7,7 @@ delta, a failing check has a drop beyond its threshold) so the reports read as t
 from __future__ import annotations
 
 import random
-from typing import Literal
+from typing import Any, Literal
 
 from goldgate.result import (
     CheckResult,
@@ -476,3 +476,59 @@ def many_suites_result(n_suites: int = 300) -> RunResult:
         for i in range(n_suites)
     ]
     return base.model_copy(update={"suites": suites})
+
+
+def _unchecked_example(**values: Any) -> ExampleResult:
+    # model_construct without its per-call bookkeeping: every field is given, none checked.
+    example = ExampleResult.__new__(ExampleResult)
+    object.__setattr__(example, "__dict__", values)
+    object.__setattr__(example, "__pydantic_fields_set__", set(values))
+    object.__setattr__(example, "__pydantic_extra__", None)
+    object.__setattr__(example, "__pydantic_private__", None)
+    return example
+
+
+def bulk_result(n_examples: int, *, long_text_chars: int = 60_000) -> RunResult:
+    """A regressed result of ``n_examples`` examples over three suites, built directly.
+
+    The examples are made without validation or scoring, so that a 200,000-example result
+    takes about a second; example 0 of each suite carries texts of
+    ``long_text_chars`` characters, to check that long texts are cut.
+    """
+    result = make_result("regressed", n_examples=4, seed=2)
+    per_suite = -(-n_examples // 3)
+    suites = []
+    left = n_examples
+    for suite in result.suites:
+        n = min(per_suite, left)
+        left -= n
+        names = [m.metric for m in suite.metrics]
+        examples = []
+        for i in range(n):
+            base = {
+                m: 50.0 if i == 0 else ((i * 7919 + k * 104_729) % 10_001) / 100
+                for k, m in enumerate(names)
+            }
+            # Example 0 (the long one) falls furthest, so every report shows it.
+            move = -30.0 if i == 0 else (-30.0, -5.0, 0.0, 0.0, 4.0)[(i * 31 + 7) % 5]
+            cur = {m: min(100.0, max(0.0, v + move)) for m, v in base.items()}
+            long = i == 0
+            text = "word " * (long_text_chars // 5) if long else f"output {i} of {suite.name}"
+            examples.append(
+                _unchecked_example(
+                    id=f"{suite.name}-{i:06d}",
+                    line=i + 1,
+                    tags=[_TAGS[i % 3]],
+                    input=({"question": text} if suite.name == "qa" else text),
+                    references=[text + " ref"],
+                    output=text + (" new" if cur != base else ""),
+                    baseline_output=text,
+                    scores=cur,
+                    baseline_scores=base,
+                    flipped_to_wrong=[],
+                    flipped_to_right=[],
+                    new=False,
+                )
+            )
+        suites.append(suite.model_copy(update={"examples": examples, "n_examples": n}))
+    return result.model_copy(update={"suites": suites})

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import gzip
+import json
 import os
 from pathlib import Path
 
@@ -8,18 +10,70 @@ import pytest
 from goldgate.cli import main
 from goldgate.errors import ConfigError
 from goldgate.report import FILENAMES, FORMATS, render, write_reports
-from goldgate.result import RunResult
+from goldgate.result import EXAMPLES_FILE, RunResult
 from tests.report.fixtures import make_result
 
 
 def test_writes_each_format(tmp_path: Path) -> None:
     result = make_result("regressed")
     paths = write_reports(result, tmp_path / "out", ["md", "html", "json", "junit"])
-    assert [p.name for p in paths] == [FILENAMES[f] for f in FORMATS]
-    for fmt, path in zip(FORMATS, paths, strict=True):
-        assert path.read_text(encoding="utf-8") == render(result, fmt)
+    names = [FILENAMES[f] for f in FORMATS]
+    names.insert(names.index("result.json") + 1, EXAMPLES_FILE)
+    assert [p.name for p in paths] == names
+    for fmt in ("md", "html", "junit"):
+        assert (tmp_path / "out" / FILENAMES[fmt]).read_text(encoding="utf-8") == render(
+            result, fmt
+        )
     assert RunResult.from_json_file(tmp_path / "out" / "result.json") == result
     assert sorted(os.listdir(tmp_path / "out")) == sorted(p.name for p in paths)
+
+
+def test_result_json_is_compact_and_its_examples_sit_beside_it(tmp_path: Path) -> None:
+    result = make_result("regressed", n_examples=300)
+    write_reports(result, tmp_path, ["json"])
+    saved = json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
+    assert saved["schema_version"] == "goldgate.result/2"
+    assert saved["examples_file"] == EXAMPLES_FILE
+    assert all(suite["examples"] == [] for suite in saved["suites"])
+    # Aggregates stay in result.json, complete.
+    assert [len(s["checks"]) for s in saved["suites"]] == [len(s.checks) for s in result.suites]
+    rows = gzip.decompress((tmp_path / EXAMPLES_FILE).read_bytes()).decode().splitlines()
+    assert len(rows) == 900
+    assert json.loads(rows[0])["suite"] == "qa" and json.loads(rows[0])["id"] == "qa-000"
+    inline = len(result.to_json())
+    assert (tmp_path / "result.json").stat().st_size < inline / 20
+    assert (tmp_path / EXAMPLES_FILE).stat().st_size < inline / 5
+    # The same result gives the same bytes (no timestamp in the gzip header).
+    first = (tmp_path / EXAMPLES_FILE).read_bytes()
+    write_reports(result, tmp_path, ["json"])
+    assert (tmp_path / EXAMPLES_FILE).read_bytes() == first
+    assert RunResult.from_json_file(tmp_path / "result.json") == result
+
+
+def test_a_missing_or_damaged_examples_file_is_an_input_error(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    write_reports(make_result("regressed"), tmp_path, ["json"])
+    side = tmp_path / EXAMPLES_FILE
+    side.write_bytes(gzip.compress(b'{"suite": "qa", "id": 3}\n', mtime=0))
+    assert main(["report", str(tmp_path / "result.json")]) == 2
+    assert f"{EXAMPLES_FILE}:1: not an example row" in capfd.readouterr().err
+    side.write_bytes(b"not gzip")
+    assert main(["report", str(tmp_path / "result.json")]) == 2
+    assert EXAMPLES_FILE in capfd.readouterr().err
+    side.unlink()
+    assert main(["report", str(tmp_path / "result.json")]) == 2
+    assert f"{EXAMPLES_FILE}: cannot read the examples" in capfd.readouterr().err
+
+
+def test_report_command_rerenders_from_result_json_and_its_examples(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    result = make_result("regressed")
+    write_reports(result, tmp_path, ["json"])
+    for fmt in ("md", "html"):
+        assert main(["report", str(tmp_path / "result.json"), "--format", fmt]) == 0
+        assert capfd.readouterr().out == render(result, fmt)
 
 
 def test_unknown_format_writes_nothing(tmp_path: Path) -> None:
@@ -45,7 +99,7 @@ def test_failed_write_leaves_no_partial_file(
 
 def test_json_is_the_versioned_result() -> None:
     text = render(make_result("pass"), "json")
-    assert '"schema_version": "goldgate.result/1"' in text
+    assert '"schema_version": "goldgate.result/2"' in text
     assert RunResult.model_validate_json(text) == make_result("pass")
 
 

@@ -74,6 +74,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def add_no_cache_argument(parser: argparse.ArgumentParser) -> None:
+    """``--no-cache``: call the system for every example, reusing and recording nothing."""
+    parser.add_argument(
+        "--no-cache",
+        dest="no_cache",
+        action="store_true",
+        help="call the system for every example: reuse no cached output and record none",
+    )
+
+
 def load(args: argparse.Namespace) -> Config:
     """The configuration named by ``--config``, or found in the current directory.
 
@@ -94,6 +104,8 @@ def load(args: argparse.Namespace) -> Config:
 
         engine = config.engine.model_copy(update={"dask": DaskConfig(address=dask)})
         config = config.model_copy(update={"engine": engine})
+    if getattr(args, "no_cache", False):
+        config = config.without_cache()
     return config
 
 
@@ -214,13 +226,13 @@ def publish_to_github(
     import os
 
     from goldgate import console
-    from goldgate.github import CommentOutcome, GitHubEnvironment, publish
-    from goldgate.report import render
+    from goldgate.github import CommentOutcome, GitHubEnvironment, publish, report_url
+    from goldgate.report.markdown import render_markdown
 
     env = GitHubEnvironment.from_environ(os.environ)
     outcome = publish(
         result,
-        render(result, "md"),
+        render_markdown(result, report_url=report_url(os.environ)),
         env,
         report_dir=report_dir,
         comment=comment,

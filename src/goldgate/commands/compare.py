@@ -56,7 +56,7 @@ def read_scores(path: Path) -> _Scores:
                 for name, suite in baseline.suites.items()
             }
         )
-    result = RunResult.from_json_file(path)
+    result = RunResult.from_json_file(path, examples=False)
     return _Scores(
         {
             suite.name: (

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from goldgate import console
 from goldgate.commands._common import prepare_github, publish_to_github
-from goldgate.errors import InputError
+from goldgate.errors import InputError, UsageError
 from goldgate.report import FORMATS, render, write_text_atomic
 from goldgate.result import RunResult
 
@@ -19,14 +19,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the command's arguments."""
     parser.add_argument("result", type=Path, metavar="RESULT.json", help="a saved result")
     parser.add_argument(
-        "--format", "-f", choices=FORMATS, default="md", help="output format (default: md)"
+        "--format",
+        "-f",
+        dest="formats",
+        action="append",
+        choices=FORMATS,
+        help="output format (default: md); repeat for several, which are written as"
+        " report.md, report.html, junit.xml, result.json into --output, a directory",
     )
     parser.add_argument(
         "--output",
         "-o",
-        default="-",
-        metavar="FILE|-",
-        help="where to write the report (default: - for standard output)",
+        default=None,
+        metavar="FILE|DIR|-",
+        help="where to write the report (default: - for standard output; with several"
+        " formats a directory, by default the result's own)",
     )
     parser.add_argument(
         "--github",
@@ -49,9 +56,12 @@ def run(args: argparse.Namespace) -> int:
     result = RunResult.from_json_file(args.result)
     if args.github:
         publish_to_github(result, args.result.parent, comment=args.comment)
-    text = render(result, args.format)
-    if args.output == "-":
-        safe = console.json_text(text) if args.format == "json" else console.clean(text)
+    formats = list(dict.fromkeys(args.formats or ["md"]))
+    if len(formats) > 1:
+        return _write_several(result, formats, args)
+    text = render(result, formats[0])
+    if args.output is None or args.output == "-":
+        safe = console.json_text(text) if formats[0] == "json" else console.clean(text)
         sys.stdout.buffer.write(safe.encode("utf-8"))
         sys.stdout.flush()
         return 0
@@ -62,4 +72,25 @@ def run(args: argparse.Namespace) -> int:
         write_text_atomic(out, text)
     except OSError as exc:
         raise InputError(f"{out}: cannot write report: {exc.strerror}") from None
+    return 0
+
+
+def _write_several(result: RunResult, formats: list[str], args: argparse.Namespace) -> int:
+    """Several formats: each into its usual file name in one directory."""
+    from goldgate.report import FILENAMES, write_reports
+
+    if args.output == "-":
+        raise UsageError("several --format values cannot all go to standard output: give -o DIR")
+    directory = Path(args.output) if args.output is not None else args.result.parent
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{directory}: with several formats, --output names a directory")
+    # Re-rendering a result into its own directory must not rewrite the result itself.
+    same = (directory / FILENAMES["json"]).resolve() == args.result.resolve()
+    wanted = [fmt for fmt in formats if not (fmt == "json" and same)]
+    try:
+        paths = write_reports(result, directory, wanted)
+    except OSError as exc:
+        raise InputError(f"{directory}: cannot write the reports: {exc.strerror or exc}") from None
+    for path in paths:
+        console.out(f"wrote {path}")
     return 0

@@ -11,6 +11,7 @@ from goldgate.commands._common import (
     add_config_argument,
     add_dask_argument,
     add_jobs_argument,
+    add_no_cache_argument,
     add_quiet_argument,
     add_suite_argument,
     github_mode,
@@ -34,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--baseline-ref",
         metavar="REF",
         help="read the baseline as it is at this git revision (in a pull request: the merge"
-        " base), so a change to the baseline file is not compared with itself",
+        " base), so a change to the baseline file is not compared with itself; working-tree"
+        " (the default) reads the file on disk",
     )
     parser.add_argument(
         "--report-dir", type=Path, metavar="DIR", help="write reports here (default: report.dir)"
@@ -64,6 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_jobs_argument(parser)
     add_dask_argument(parser)
+    add_no_cache_argument(parser)
     add_quiet_argument(parser)
 
 

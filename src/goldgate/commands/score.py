@@ -123,6 +123,26 @@ def format_table(results: list[MetricResult], *, per_example: bool) -> str:
     return text
 
 
+#: inputs smaller than this are scored without a progress bar (it would only flicker)
+PROGRESS_FROM = 5000
+
+
+def _score(metrics: list[tuple[str, Any]], data: ScoringData) -> list[MetricResult]:
+    """Score, with a progress bar on stderr when it is a terminal and the input is large."""
+    import sys
+
+    if len(data.candidates) < PROGRESS_FROM or not sys.stderr.isatty():
+        return score_corpus(metrics, data.candidates, data.references)
+    from goldgate.progress import BarProgress
+
+    bar = BarProgress(sys.stderr)
+    bar.start(len(data.candidates) * len(metrics), "score")
+    try:
+        return score_corpus(metrics, data.candidates, data.references, advance=bar.advance)
+    finally:
+        bar.finish()
+
+
 def run(args: argparse.Namespace) -> int:
     """Score the input with every ``--metric`` in one pass and print the result."""
     specs = list(dict.fromkeys(args.metrics))  # a repeated spec is scored once
@@ -133,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     gc.disable()
     try:
         data = _read(args)
-        results = score_corpus(metrics, data.candidates, data.references)
+        results = _score(metrics, data)
     finally:
         gc.enable()
     if args.json:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,19 +98,47 @@ def _validate(candidates: Sequence[str], references: Sequence[Sequence[str]]) ->
             f"{len(candidates)} candidates but {len(references)} reference lists: "
             "every candidate needs its references"
         )
-    for index, refs in enumerate(references):
+    if not candidates:
+        raise InputError("nothing to score: the corpus is empty (no candidates)")
+    for index, (candidate, refs) in enumerate(zip(candidates, references, strict=True)):
+        if not isinstance(candidate, str):
+            raise InputError(
+                f"example {index + 1}: the candidate is {_kind(candidate)}, not a string"
+            )
+        # A bare string would be taken as a list of one-character references.
+        if isinstance(refs, str) or not isinstance(refs, Sequence):
+            raise InputError(
+                f"example {index + 1}: the references are {_kind(refs)}, not a list of strings"
+            )
         if len(refs) == 0:
             raise InputError(f"example {index + 1} has no references")
+        for k, ref in enumerate(refs):
+            if not isinstance(ref, str):
+                raise InputError(
+                    f"example {index + 1}: reference {k + 1} is {_kind(ref)}, not a string"
+                )
+
+
+def _kind(value: object) -> str:
+    return "None" if value is None else f"a {type(value).__name__}"
+
+
+#: examples scored between two calls of ``score_corpus``'s ``advance``
+PROGRESS_CHUNK = 2000
 
 
 def score_corpus(
     metrics: Sequence[tuple[str, Metric[Any]]],
     candidates: Sequence[str],
     references: Sequence[Sequence[str]],
+    *,
+    advance: Callable[[int], None] | None = None,
 ) -> list[MetricResult]:
     """Compute per-example statistics of every ``(spec, metric)`` over one corpus.
 
     ``references[i]`` holds the references of ``candidates[i]``; their number may vary.
+    ``advance(n)`` (for a progress display) is told of every ``n`` examples scored by a
+    metric, so the whole work is ``len(candidates) * len(metrics)``.
     """
     _validate(candidates, references)
     cache = _PreprocessCache()
@@ -122,9 +150,17 @@ def score_corpus(
         example_stats = metric.example_stats
         computed: list[Stats] = []
         append = computed.append
+        # One chunk, unless a progress display wants news every PROGRESS_CHUNK examples.
+        step = PROGRESS_CHUNK if advance is not None else max(len(candidates), 1)
         try:
-            for candidate, refs in zip(candidates, references, strict=True):
-                append(example_stats(prep(candidate), [prep(ref) for ref in refs]))
+            for start in range(0, len(candidates), step):
+                end = start + step
+                for candidate, refs in zip(
+                    candidates[start:end], references[start:end], strict=True
+                ):
+                    append(example_stats(prep(candidate), [prep(ref) for ref in refs]))
+                if advance is not None:
+                    advance(len(computed) - start)
         except GoldgateError as exc:
             raise MetricComputeError(spec, len(computed), str(exc)) from None
         except Exception as exc:  # a user's metric may raise anything

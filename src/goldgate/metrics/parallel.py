@@ -124,6 +124,8 @@ def score_chunks(
 def chunk_arrays(pairs: MetricPairs, chunk: Chunk) -> list[FloatArray]:
     """One chunk's statistics, one ``(rows, k)`` array per metric."""
     candidates, references = chunk
+    if not candidates:  # an empty chunk of a stream adds no rows
+        return [np.zeros((0, len(metric.stat_names)), dtype=np.float64) for _, metric in pairs]
     results = score_corpus(pairs, candidates, references)
     arrays = []
     for (_, metric), result in zip(pairs, results, strict=True):

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from goldgate.atomic import write_text_atomic
+from goldgate.atomic import write_bytes_atomic, write_text_atomic
 from goldgate.errors import ConfigError, did_you_mean
-from goldgate.result import RunResult
+from goldgate.result import EXAMPLES_FILE, RunResult
 
 #: format name -> file written by write_reports
 FILENAMES: dict[str, str] = {
@@ -53,16 +53,27 @@ def render(result: RunResult, fmt: str) -> str:
 def write_reports(result: RunResult, directory: Path, formats: Sequence[str]) -> list[Path]:
     """Write each format's report into ``directory``; returns the paths written, in order.
 
+    ``json`` writes ``result.json`` and, beside it, its examples in ``examples.jsonl.gz``.
     Every format is rendered before any file is written, so a rendering error leaves the
     directory as it was; each file is replaced atomically.
     """
     wanted = list(dict.fromkeys(formats))
-    rendered = [(FILENAMES.get(fmt, fmt), _renderer(fmt)(result)) for fmt in wanted]
+    rendered: list[tuple[str, str | bytes]] = []
+    for fmt in wanted:
+        if fmt == "json":
+            # result.json stays small: its examples go to a compressed side file beside it.
+            text, examples = result.to_files(EXAMPLES_FILE)
+            rendered += [(FILENAMES[fmt], text), (EXAMPLES_FILE, examples)]
+        else:
+            rendered.append((FILENAMES.get(fmt, fmt), _renderer(fmt)(result)))
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name, text in rendered:
+    for name, content in rendered:
         path = directory / name
-        write_text_atomic(path, text)
+        if isinstance(content, bytes):
+            write_bytes_atomic(path, content)
+        else:
+            write_text_atomic(path, content)
         paths.append(path)
     return paths
 

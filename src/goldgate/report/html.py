@@ -22,7 +22,15 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
+from goldgate.report.selection import (
+    EXAMPLES_FILE,
+    MAX_REFERENCES,
+    TEXT_CHARS,
+    Selection,
+    select_examples,
+)
 from goldgate.report.view import (
+    DIFF_CHARS,
     MetricRow,
     ReportView,
     build_view,
@@ -259,16 +267,24 @@ def _histogram(metric: str, deltas: list[float], higher_is_better: bool = True) 
     )
 
 
-def example_data(result: RunResult) -> dict[str, Any]:
-    """The examples as compact JSON-ready data for the table script."""
+def _text(text: str) -> str | list[Any]:
+    """A text for the page: as is, or ``[first TEXT_CHARS characters, full length]``."""
+    if len(text) <= TEXT_CHARS:
+        return text
+    return [text[:TEXT_CHARS], len(text)]
+
+
+def example_data(result: RunResult, selection: Selection | None = None) -> dict[str, Any]:
+    """The examples (those ``selection`` keeps) as compact JSON-ready data for the script."""
+    selection = selection or select_examples(result)
     suites = [s.name for s in result.suites]
     suite_index = {name: i for i, name in enumerate(suites)}
     metrics: list[str] = []
     metric_index: dict[str, int] = {}
-    tags: list[str] = sorted({t for s in result.suites for ex in s.examples for t in ex.tags})
+    tags: list[str] = sorted({t for _, kept in selection.suites for ex in kept for t in ex.tags})
     tag_index = {t: i for i, t in enumerate(tags)}
     rows = []
-    for row in example_rows(result):
+    for row in example_rows(result, selection.suites):
         cells = []
         for cell in row.scores:
             if cell.metric not in metric_index:
@@ -284,23 +300,33 @@ def example_data(result: RunResult) -> dict[str, Any]:
         flags = (1 if row.regressed else 0) | (2 if row.improved else 0) | (4 if row.new else 0)
         if row.baseline_output is None:
             flags |= 8
-        rows.append(
-            {
-                "s": suite_index[row.suite],
-                "i": row.id,
-                "l": row.line,
-                "t": [tag_index[t] for t in row.tags],
-                "r": list(row.references),
-                "d": ops,
-                "m": cells,
-                "w": -1 if row.worst is None else metric_index[row.worst.metric],
-                "f": flags,
-            }
-        )
+        entry: dict[str, Any] = {
+            "s": suite_index[row.suite],
+            "i": row.id,
+            "a": row.anchor,
+            "l": row.line,
+            "t": [tag_index[t] for t in row.tags],
+            "r": [_text(ref) for ref in row.references[:MAX_REFERENCES]],
+            "d": ops,
+            "m": cells,
+            "w": -1 if row.worst is None else metric_index[row.worst.metric],
+            "f": flags,
+        }
+        if len(row.references) > MAX_REFERENCES:
+            entry["R"] = len(row.references)
+        if row.input is not None:
+            entry["n"] = _text(row.input)
+        # Full lengths of outputs the diff was cut from: [current, baseline].
+        lengths = [len(row.output), len(row.baseline_output or "")]
+        if max(lengths) > DIFF_CHARS:
+            entry["o"] = lengths
+        rows.append(entry)
     lower = {m.metric for s in result.suites for m in s.metrics if not m.higher_is_better}
     data: dict[str, Any] = {"suites": suites, "metrics": metrics, "tags": tags, "rows": rows}
     # Metrics where lower is better (TER): the script colours, filters and sorts by worsening.
     data["lower"] = [i for i, name in enumerate(metrics) if name in lower]
+    data["total"] = selection.total
+    data["file"] = EXAMPLES_FILE
     return data
 
 
@@ -308,6 +334,7 @@ def render_html(result: RunResult) -> str:
     """Render the self-contained HTML report."""
     env = environment()
     view: ReportView = build_view(result)
+    selection = select_examples(result)
     script = env.get_template("script.js.j2").render()
     style = env.get_template("style.css.j2").render()
     charts = {}
@@ -325,7 +352,8 @@ def render_html(result: RunResult) -> str:
     return env.get_template("report.html.j2").render(
         view=view,
         charts=charts,
-        data=script_json(example_data(result)),
+        data=script_json(example_data(result, selection)),
+        selection=selection,
         csp=csp,
         icons=HTML_ICONS,
         slice_rule=slice_rule(),

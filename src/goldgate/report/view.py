@@ -27,6 +27,8 @@ from goldgate.result import (
 
 #: decimals shown for every score, delta and interval bound (points on the 0-100 scale)
 DECIMALS = 2
+#: characters of each output diffed: a diff past this is not read, and diffing costs
+DIFF_CHARS = 2_000
 MINUS = "\u2212"
 DASH = "\u2014"
 
@@ -68,7 +70,8 @@ _STATUS_RANK = {
 
 def round_points(value: float) -> float:
     """Round a score or delta for display (``-0.0`` becomes ``0.0``)."""
-    return float(f"{value:.{DECIMALS}f}") + 0.0
+    # round() rounds the binary value correctly, as formatting does, and far faster.
+    return round(value, DECIMALS) + 0.0
 
 
 def fmt_points(value: float | None) -> str:
@@ -536,7 +539,7 @@ MAX_NOTE_IDS = 10
 
 
 def suite_notes(suite: SuiteResult) -> list[str]:
-    """Plain-text lines on the golden-set change (every face shows the same words)."""
+    """Plain-text lines on the golden-set change and reused outputs (same words everywhere)."""
     from goldgate.golden_change import describe
 
     notes: list[str] = []
@@ -565,6 +568,23 @@ def suite_notes(suite: SuiteResult) -> list[str]:
             more = f" and {len(items) - MAX_NOTE_IDS:,} more" if len(items) > MAX_NOTE_IDS else ""
             why = " (a removal can hide a regression)" if label == "removed" else ""
             notes.append(f"{label}{why}, blessed scores: {'; '.join(listed)}{more}")
+    cache = suite.cache
+    if cache is not None and cache.reused:
+        where = {
+            "cache": "the output cache",
+            "result": "the run just reviewed (result.json)",
+            "baseline": "the baseline",
+        }.get(cache.source, cache.source)
+        since = f" of {cache.since}" if cache.since else ""
+        notes.append(
+            f"{cache.reused:,} of {cache.total:,} outputs reused from {where}{since}, not"
+            " obtained from the system in this run (--no-cache to call it for every example)"
+        )
+    if cache is not None and cache.dropped:
+        notes.append(
+            f"{cache.dropped:,} cached outputs of an earlier run not reused:"
+            f" {cache.dropped_reason or 'the system changed'}"
+        )
     return notes
 
 
@@ -727,7 +747,7 @@ def example_row(
     if ex.baseline_output is None:
         diff: tuple[DiffOp, ...] = (DiffOp("equal", ex.output),) if ex.output else ()
     else:
-        diff = tuple(word_diff(ex.baseline_output, ex.output))
+        diff = tuple(word_diff(ex.baseline_output[:DIFF_CHARS], ex.output[:DIFF_CHARS]))
     return ExampleRow(
         suite=suite.name,
         id=ex.id,
@@ -748,12 +768,16 @@ def example_row(
     )
 
 
-def example_rows(result: RunResult) -> Iterator[ExampleRow]:
-    """Every example of every suite, in golden order."""
+def example_rows(
+    result: RunResult,
+    chosen: Iterable[tuple[SuiteResult, Iterable[ExampleResult]]] | None = None,
+) -> Iterator[ExampleRow]:
+    """Every example of every suite (or the ``chosen`` ones), in golden order."""
     shared = shared_ids(result)
-    for suite in result.suites:
+    pairs = chosen if chosen is not None else ((s, s.examples) for s in result.suites)
+    for suite, examples in pairs:
         rank = ranking_metrics(suite)
-        for ex in suite.examples:
+        for ex in examples:
             yield example_row(suite, ex, rank=rank, shared=shared)
 
 

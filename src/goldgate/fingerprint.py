@@ -1,0 +1,136 @@
+"""The fingerprint of the code a system runs, so the cache never serves another code's outputs.
+
+In a git work tree it is HEAD plus a hash of every uncommitted change, tracked and untracked
+(``git status`` respects ``.gitignore``), leaving out goldgate's own files (configuration,
+golden sets, baseline, reports, cache), whose edits do not change the system. Outside git it
+is the modification times and sizes of the command's own files: the arguments that name a
+file, and the module behind ``-m``. The changed paths are kept (capped), so a changed
+fingerprint can say what changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+#: changed paths remembered per fingerprint, to name them when it changes
+MAX_PATHS = 20
+_GIT_TIMEOUT_S = 60
+
+
+def code_fingerprint(
+    root: Path, *, argv: Sequence[str] = (), exclude: Iterable[Path] = ()
+) -> dict[str, Any]:
+    """The fingerprint of the code under ``root`` (a directory in or out of a git work tree)."""
+    in_git = _git_fingerprint(root, [p.resolve() for p in exclude])
+    if in_git is not None:
+        return in_git
+    return _file_fingerprint(root, argv)
+
+
+def fingerprint_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """Why two fingerprints differ, in words (empty when they do not)."""
+    if old == new:
+        return ""
+    if "git_head" in old and "git_head" in new:
+        if old["git_head"] != new["git_head"]:
+            return f"git HEAD moved from {old['git_head'][:12]} to {new['git_head'][:12]}"
+        changed = sorted(set(old.get("paths", [])) ^ set(new.get("paths", [])))
+        if not changed:  # the same files changed, with other contents
+            changed = sorted(set(new.get("paths", [])))
+        return "uncommitted changes differ" + _naming(changed)
+    if "files" in old and "files" in new:
+        before, after = old["files"], new["files"]
+        changed = sorted(k for k in {*before, *after} if before.get(k) != after.get(k))
+        return "the command's files changed" + _naming(changed)
+    return "the code moved in or out of a git work tree"
+
+
+def _naming(paths: Sequence[str]) -> str:
+    if not paths:
+        return ""
+    shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    return f" ({shown})"
+
+
+def _git(root: Path, *args: str) -> bytes | None:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, check=False, timeout=_GIT_TIMEOUT_S
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _git_fingerprint(root: Path, exclude: Sequence[Path]) -> dict[str, Any] | None:
+    top = _git(root, "rev-parse", "--show-toplevel")
+    if top is None:
+        return None
+    toplevel = Path(top.decode("utf-8", "surrogateescape").strip())
+    head_out = _git(root, "rev-parse", "--verify", "--quiet", "HEAD")
+    head = head_out.decode("ascii", "replace").strip() if head_out else "(no commit)"
+    status = _git(
+        toplevel, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"
+    )
+    if status is None:
+        return None
+    digest = hashlib.sha256()
+    paths: list[str] = []
+    for entry in status.split(b"\0"):
+        if len(entry) < 4:
+            continue
+        relative = entry[3:].decode("utf-8", "surrogateescape")
+        path = toplevel / relative
+        if _excluded(path.resolve(), exclude):
+            continue
+        paths.append(relative)
+        digest.update(entry[3:] + b"\0")
+        try:
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+        except IsADirectoryError:  # a submodule or nested repository: its name only
+            digest.update(b"dir")
+        except OSError:  # deleted
+            digest.update(b"deleted")
+    paths.sort()
+    return {"git_head": head, "worktree": digest.hexdigest()[:32], "paths": paths[:MAX_PATHS]}
+
+
+def _excluded(path: Path, exclude: Sequence[Path]) -> bool:
+    return any(path == item or item in path.parents for item in exclude)
+
+
+def _file_fingerprint(root: Path, argv: Sequence[str]) -> dict[str, Any]:
+    files: dict[str, str] = {}
+    for path in _command_files(root, argv):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        files[path.as_posix()] = f"{stat.st_mtime_ns}:{stat.st_size}"
+    return {"files": files}
+
+
+def _command_files(root: Path, argv: Sequence[str]) -> list[Path]:
+    found: list[Path] = []
+    if argv:
+        program = shutil.which(argv[0], path=None)
+        if program is not None:
+            found.append(Path(program))
+    for index, token in enumerate(argv[1:], start=1):
+        if argv[index - 1] == "-m":
+            base = root.joinpath(*token.split("."))
+            module = base.with_suffix(".py")
+            if module.is_file():
+                found.append(module)
+            elif base.is_dir():
+                found += sorted(base.rglob("*.py"))
+            continue
+        candidate = Path(token) if Path(token).is_absolute() else root / token
+        if candidate.is_file():
+            found.append(candidate)
+    return found

@@ -201,7 +201,8 @@ def test_hostile_input_changes_nothing_outside_the_gate(
 def test_action_installs_from_its_own_checkout() -> None:
     assert shutil.which("bash")
     text = (ROOT / "action.yml").read_text(encoding="utf-8")
-    assert '"${GOLDGATE_ACTION_PATH}[stem]"' in text
+    assert '"${GOLDGATE_ACTION_PATH}[${GOLDGATE_EXTRAS}]"' in text
+    assert "GOLDGATE_EXTRAS: ${{ inputs.extras }}" in text
 
 
 def test_artifact_path_is_the_report_directory_wherever_it_is(

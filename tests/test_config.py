@@ -398,6 +398,7 @@ def test_schema_describes_every_key() -> None:
         "engine",
         "cache_dir",
         "history",
+        "anchor",
     }
     assert schema["required"] == ["version", "suites"]
     defs = schema["$defs"]

@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "schema": "goldgate.commands.schema",
     "report": "goldgate.commands.report",
     "history": "goldgate.commands.history",
+    "calibrate": "goldgate.commands.calibrate",
 }
 
 

@@ -148,11 +148,25 @@ class GateRule(_Model):
     max_flips: int | None = Field(
         default=None, ge=0, description="examples allowed to go from correct to wrong"
     )
+    max_drift: float | None = Field(
+        default=None, ge=0, description="allowed drop below the anchor (see `anchor`), in points"
+    )
+    max_drift_rel: float | None = Field(
+        default=None, ge=0, le=1, description="allowed drop as a fraction of the anchor"
+    )
     slices: bool = Field(default=False, description="apply the same rule to every tag slice")
 
     @model_validator(mode="after")
     def _some_check(self) -> GateRule:
-        checks = ("min", "max", "max_drop", "max_drop_rel", "max_flips")
+        checks = (
+            "min",
+            "max",
+            "max_drop",
+            "max_drop_rel",
+            "max_flips",
+            "max_drift",
+            "max_drift_rel",
+        )
         if all(getattr(self, name) is None for name in checks):
             raise _KeyedError(f"a gate rule needs at least one of {', '.join(checks)}")
         if self.min is not None and self.max is not None and self.min > self.max:
@@ -256,6 +270,20 @@ class ReportConfig(_Model):
     formats: list[ReportFormat] = Field(default_factory=lambda: list(ALL_REPORT_FORMATS))
 
 
+class AnchorConfig(_Model):
+    """What ``max_drift`` measures from: a git revision, or the best of the last N blesses."""
+
+    ref: str | None = Field(
+        default=None, description="a git revision (a release tag) whose baseline is the anchor"
+    )
+    best_of: int = Field(
+        default=10,
+        ge=1,
+        le=10_000,
+        description="without ref: the best score of the last N blesses (the baseline's commits)",
+    )
+
+
 class HistoryConfig(_Model):
     """The run history: an SQLite file every run appends to (``history: off`` for none)."""
 
@@ -305,6 +333,9 @@ class Config(_Model):
     cache_dir: Path = Path(".goldgate")
     history: HistoryConfig | None = Field(
         default_factory=HistoryConfig, description="the run history; off (or false) for none"
+    )
+    anchor: AnchorConfig = Field(
+        default_factory=AnchorConfig, description="the anchor of the max_drift rules"
     )
     root: Path = Field(default_factory=Path.cwd, description="not read from the file")
     source: Path | None = Field(default=None, description="not read from the file")
@@ -559,6 +590,7 @@ def _is_field_name(part: int | str) -> bool:
             SignificanceConfig,
             ReportConfig,
             HistoryConfig,
+            AnchorConfig,
         )
     )
 

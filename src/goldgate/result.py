@@ -91,7 +91,9 @@ class CheckResult(_Model):
 
     suite: str
     metric: str
-    rule: str = Field(description="min | max_drop | max_drop_rel | max_flips")
+    rule: str = Field(
+        description="min | max | max_drop | max_drop_rel | max_flips | max_drift | max_drift_rel"
+    )
     threshold: float
     status: CheckStatus
     message: str
@@ -139,6 +141,10 @@ class ExampleResult(_Model):
     flipped_to_wrong: list[str] = Field(default_factory=list)
     flipped_to_right: list[str] = Field(default_factory=list)
     new: bool = Field(default=False, description="not in the baseline")
+    notes: dict[str, str] = Field(
+        default_factory=dict,
+        description="metric → its note on this example (an LLM judge's short rationale)",
+    )
 
 
 class ChangedExample(_Model):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from goldgate.baseline import (
     write_baseline,
 )
 from goldgate.config import Config
+from goldgate.drift import Anchors, drift_checks
 from goldgate.errors import (
     BaselineError,
     GoldgateError,
@@ -57,7 +58,8 @@ from goldgate.gate import (
 )
 from goldgate.golden_change import describe, removed_check, shared_baseline
 from goldgate.goldens import GoldenSet, load_goldens
-from goldgate.metrics.engine import MetricComputeError
+from goldgate.metrics.batch import BatchMetric, MetricContext
+from goldgate.metrics.engine import MetricComputeError, score_corpus
 from goldgate.metrics.parallel import resolve_jobs, score_arrays
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
@@ -82,6 +84,8 @@ class ScoredSuite:
     golden: GoldenSet
     outputs: dict[str, list[str]]
     scores: SuiteScores
+    #: metric spec → a note per example (a judge's rationale on the first sample's output)
+    notes: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
     #: outputs reused (from the cache, a saved result or the baseline), or cached ones dropped
     cache: CacheUse | None = None
     #: digest of the system's identity when a command or callable ran (see systems)
@@ -105,6 +109,7 @@ def run(
     suites: Sequence[str] | None = None,
     report_formats: Sequence[str] | None = None,
     history_source: str | None = "run",
+    anchor_ref: str | None = None,
 ) -> RunResult:
     """Score every suite, gate it against thresholds and the baseline, write the result.
 
@@ -115,9 +120,11 @@ def run(
     are written. Unless ``history_source`` is None (or the configuration says
     ``history: off``), the run is appended to the history, labelled with that source; a
     history that cannot be written is a hint in the result, never a failure.
+    ``anchor_ref`` overrides the configured anchor of the ``max_drift`` rules.
     """
-    names = _select(config, suites)
+    names = select_suites(config, suites)
     baseline, baseline_label = _load_baseline(config, baseline_ref)
+    anchors = _anchors(config, anchor_ref)
     results: list[SuiteResult] = []
     hints: list[str] = []
     errors: list[str] = []
@@ -126,7 +133,7 @@ def run(
             scored = score_suite(config, name, progress=progress)
             suite_baseline = baseline.suites.get(name) if baseline is not None else None
             suite_result, suite_hints = _gate_suite(
-                config, name, scored, suite_baseline, baseline_label, baseline is not None
+                config, name, scored, suite_baseline, baseline_label, baseline is not None, anchors
             )
             hints += suite_hints
         except GoldgateError as exc:
@@ -237,7 +244,7 @@ def bless_reviewed(
     identity (code fingerprint included) and metric signatures match: a paid model is not
     called twice for the same outputs.
     """
-    names = _select(config, suites)
+    names = select_suites(config, suites)
     label = _relative(config.baseline, config.root)
     current: Baseline | None = None
     if config.baseline.exists():
@@ -379,7 +386,7 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
     for name, suite in config.suites.items():
         try:
             golden = load_goldens(suite.goldens, name)
-            metrics = suite.create_metrics()
+            metrics = create_suite_metrics(config, name)
             counts = [len(record.references) for record in golden.records]
             signatures = {spec: str(metric.signature(counts)) for spec, metric in metrics.items()}
             blessed = baseline.suites.get(name) if baseline is not None else None
@@ -485,7 +492,8 @@ def score_suite(
         name,
         golden,
         outputs,
-        suite.create_metrics(),
+        create_suite_metrics(config, name),
+        context=metric_context(config),
         jobs=config.engine.jobs,
         dask=config.engine.dask_address,
     )
@@ -501,12 +509,28 @@ def _own_files(config: Config) -> list[Path]:
     return own
 
 
+def metric_context(config: Config) -> MetricContext:
+    """Where metrics with state (models, judges) resolve paths and keep their caches."""
+    return MetricContext(root=config.root, cache_dir=config.cache_dir)
+
+
+def create_suite_metrics(config: Config, name: str) -> dict[str, Any]:
+    """A suite's metrics, those with state bound to the configuration's context."""
+    metrics = config.suites[name].create_metrics()
+    context = metric_context(config)
+    for metric in metrics.values():
+        if isinstance(metric, BatchMetric):
+            metric.bind(context)
+    return metrics
+
+
 def score_outputs(
     name: str,
     golden: GoldenSet,
     outputs: dict[str, list[str]],
     metrics: dict[str, Any],
     *,
+    context: MetricContext | None = None,
     jobs: int | None = None,
     dask: str | None = None,
 ) -> ScoredSuite:
@@ -518,20 +542,40 @@ def score_outputs(
     ids = [record.id for record in golden.records]
     samples = _sample_count(name, ids, outputs)
     references = [list(record.references) for record in golden.records]
+    inputs = [record.input for record in golden.records]
     pairs = list(metrics.items())
     workers = resolve_jobs(jobs, len(ids))
-    per_sample = []
+    # Batch metrics need inputs, ids and context: they are scored in one pass here.
+    in_one_pass = any(isinstance(metric, BatchMetric) for _, metric in pairs)
+    per_sample: list[list[FloatArray]] = []
+    notes: dict[str, Any] = {}
     for s in range(samples):
+        candidates = [outputs[example_id][s] for example_id in ids]
         try:
-            per_sample.append(
-                score_arrays(
+            if in_one_pass:
+                results = score_corpus(
                     pairs,
-                    [outputs[example_id][s] for example_id in ids],
+                    candidates,
                     references,
-                    jobs=workers,
-                    dask=dask,
+                    inputs=inputs,
+                    ids=ids,
+                    sample=s,
+                    context=context,
                 )
-            )
+                per_sample.append(
+                    [
+                        np.asarray(result.stats, dtype=np.float64).reshape(
+                            len(ids), len(metric.stat_names) or len(result.stats[0])
+                        )
+                        for (_, metric), result in zip(pairs, results, strict=True)
+                    ]
+                )
+                if s == 0:
+                    notes = {r.spec: r.notes for r in results if r.notes is not None}
+            else:
+                per_sample.append(
+                    score_arrays(pairs, candidates, references, jobs=workers, dask=dask)
+                )
         except MetricComputeError as exc:
             sample = f", sample {s}" if samples > 1 else ""
             raise exc.naming(f"suite {name!r}, id {ids[exc.index]!r}{sample}") from None
@@ -552,17 +596,20 @@ def score_outputs(
             tags=tuple(record.tags for record in golden.records),
             metrics=tuple(scored_metrics),
         ),
+        notes=notes,
     )
 
 
 def _check_plugin_scores(
     name: str, spec: str, metric: Any, stats: FloatArray, ids: Sequence[str]
 ) -> None:
-    """A plugin's ``score_stats``/``example_score`` run once here, where a mistake can be named:
-    an exception or a NaN later, in the gate or a report, would read as goldgate's own crash."""
+    """A plugin's ``score_stats``, ``components`` and ``example_score`` run once here, where a
+    mistake can be named: an exception or a NaN later, in the gate or a report, would read as
+    goldgate's own crash."""
     where = f"suite {name!r}, metric {spec!r}"
     try:
         score = sample_score(metric, stats)
+        metric.components(stats.sum(axis=(0, 1)).tolist())  # the reports and the baseline call it
         worst = next(
             (
                 (ids[i], value)
@@ -610,6 +657,7 @@ def _gate_suite(
     blessed: SuiteBaseline | None,
     baseline_label: str,
     baseline_found: bool,
+    anchors: Anchors | None = None,
 ) -> tuple[SuiteResult, list[str]]:
     suite = config.suites[name]
     hints: list[str] = []
@@ -680,6 +728,10 @@ def _gate_suite(
         if removed is not None:
             evaluation.checks.append(removed)
             evaluation.verdict = verdict_of(evaluation.checks)
+    if anchors is not None:
+        drift = drift_checks(scored.scores, suite.gate, anchors, config.significance)
+        evaluation.checks.extend(drift)
+        evaluation.verdict = verdict_of(evaluation.checks)
     if evaluation.verdict is Verdict.IMPROVED:
         risen = [
             f"{check.metric} {check.delta:+.2f}"
@@ -736,6 +788,9 @@ def _examples(
                 flipped_to_wrong=[spec for spec, ids in to_wrong.items() if record.id in ids],
                 flipped_to_right=[spec for spec, ids in to_right.items() if record.id in ids],
                 new=blessed is not None and old is None,
+                notes={
+                    spec: notes[index] or "" for spec, notes in scored.notes.items() if notes[index]
+                },
             )
         )
     return examples
@@ -888,7 +943,19 @@ def _load_baseline(config: Config, ref: str | None) -> tuple[Baseline | None, st
     return read_baseline(config.baseline), label
 
 
-def _select(config: Config, suites: Sequence[str] | None) -> list[str]:
+def _anchors(config: Config, ref: str | None) -> Anchors | None:
+    """The anchors of the drift rules, when any suite has one."""
+    if not any(
+        rule.max_drift is not None or rule.max_drift_rel is not None
+        for suite in config.suites.values()
+        for rule in suite.gate.values()
+    ):
+        return None
+    return Anchors(config.root, config.baseline, ref or config.anchor.ref, config.anchor.best_of)
+
+
+def select_suites(config: Config, suites: Sequence[str] | None) -> list[str]:
+    """The names of the chosen suites (all when None), in configuration order."""
     if suites is None:
         return list(config.suites)
     from goldgate.errors import did_you_mean

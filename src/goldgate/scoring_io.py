@@ -19,6 +19,8 @@ class ScoringData:
 
     candidates: list[str]
     references: list[list[str]]
+    #: each row's ``input`` (what an LLM judge may see); None where the data has none
+    inputs: list[Any] | None = None
 
 
 def _iter_lines(path: Path, label: str = "") -> Iterator[tuple[int, str]]:
@@ -79,6 +81,7 @@ def read_jsonl(path: Path) -> ScoringData:
     """Rows ``{"candidate": str, "references": [str, ...]}`` (``reference``: str also taken)."""
     candidates: list[str] = []
     references: list[list[str]] = []
+    inputs: list[Any] = []
     # Golden sets repeat their references row after row (one set per system or sample); one
     # string object per distinct reference keeps memory to the distinct texts.
     distinct: dict[str, str] = {}
@@ -103,10 +106,12 @@ def read_jsonl(path: Path) -> ScoringData:
         if not isinstance(candidate, str):
             raise InputError(f"{where}: 'candidate' is {_describe(candidate)}, not a string")
         candidates.append(candidate)
+        inputs.append(row.get("input"))
         references.append([distinct.setdefault(ref, ref) for ref in _row_references(row, where)])
     if not candidates:
         raise InputError(f"{path}: no rows to score")
-    return ScoringData(candidates, references)
+    has_inputs = any(value is not None for value in inputs)
+    return ScoringData(candidates, references, inputs if has_inputs else None)
 
 
 def read_text_files(hyps: Path, refs: Sequence[Path]) -> ScoringData:

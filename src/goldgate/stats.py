@@ -8,7 +8,9 @@ resampled examples.
 
 With ``samples > 1`` a side's statistics have shape ``(samples, n, k)``: each sample index is
 scored as its own candidate set and the scores are averaged, in the corpus score and in every
-resample alike.
+resample alike. The bootstrap is then two-level: each resample draws the examples, and within
+every drawn example its samples, with replacement, so that the interval reflects the system's
+sampling noise as well as the choice of examples.
 """
 
 from __future__ import annotations
@@ -196,16 +198,16 @@ def compare_many(
         blocks += [_flatten(current), _flatten(baseline)]
     if n == 0:
         raise ValueError("cannot bootstrap an empty set of examples")
-    totals = iter(resampled_totals_many(blocks, resamples=resamples, seed=seed))
+    if any(side.shape[0] > 1 for _, current, baseline in pairs for side in (current, baseline)):
+        scored = _two_level_scores(pairs, resamples=resamples, seed=seed)
+    else:
+        scored = _one_level_scores(pairs, blocks, resamples=resamples, seed=seed)
     results = []
-    for metric, current, baseline in pairs:
-        sides = [
-            _scores_of_totals(metric, next(totals), side.shape[0]) for side in (current, baseline)
-        ]
+    for (metric, current, baseline), (now, then) in zip(pairs, scored, strict=True):
         # A custom metric's huge scores may overflow here; inf and nan are then the honest
         # answer (the report shows them), and NumPy's warnings would only litter stderr.
         with np.errstate(over="ignore", invalid="ignore"):
-            deltas = sides[0] - sides[1]
+            deltas = now - then
             delta = sample_score(metric, current) - sample_score(metric, baseline)
             results.append(
                 BootstrapResult(
@@ -215,6 +217,81 @@ def compare_many(
                 )
             )
     return results
+
+
+def _one_level_scores(
+    pairs: Sequence[tuple[Metric[Any], FloatArray, FloatArray]],
+    blocks: Sequence[FloatArray] | FloatArray,
+    *,
+    resamples: int,
+    seed: int,
+) -> list[tuple[FloatArray, FloatArray]]:
+    """Per-resample scores of both sides, resampling examples only (one product per block).
+
+    ``blocks`` are the sides' flattened statistics in order, or all of them side by side.
+    """
+    if isinstance(blocks, np.ndarray):
+        widths = [side.shape[0] * side.shape[2] for _, c, b in pairs for side in (c, b)]
+        edges = np.cumsum([0, *widths])
+        blocks = [blocks[:, edges[i] : edges[i + 1]] for i in range(len(widths))]
+    totals = iter(resampled_totals_many(blocks, resamples=resamples, seed=seed))
+    scored = []
+    for metric, current, baseline in pairs:
+        sides = [
+            _scores_of_totals(metric, next(totals), side.shape[0]) for side in (current, baseline)
+        ]
+        scored.append((sides[0], sides[1]))
+    return scored
+
+
+def _two_level_scores(
+    pairs: Sequence[tuple[Metric[Any], FloatArray, FloatArray]],
+    *,
+    resamples: int,
+    seed: int,
+) -> list[tuple[FloatArray, FloatArray]]:
+    """Per-resample scores of both sides when outputs are sampled: examples, then samples.
+
+    Each resample draws examples with replacement (the same counts as the one-level
+    bootstrap for this seed) and then, within every example, its samples with replacement,
+    independently for the two sides: the current and the baseline outputs are separate
+    draws of their systems. Each side's sample draws come from a generator of its own
+    (seeded ``[seed, 1, side, samples]``), consumed in resample order, so the result does
+    not depend on how the resamples are chunked nor on which other metrics are compared
+    alongside. One draw of samples serves every metric of a side, since a sample is one
+    output scored by all of them.
+    """
+    n = pairs[0][1].shape[1]
+    generators: dict[tuple[int, int], np.random.Generator] = {}
+    columns = np.arange(n)
+    scores = [
+        (np.empty(resamples, dtype=np.float64), np.empty(resamples, dtype=np.float64))
+        for _ in pairs
+    ]
+    widest = max(side.shape[0] * side.shape[2] for _, cur, base in pairs for side in (cur, base))
+    row = 0
+    for counts in resample_counts(n, resamples=resamples, seed=seed):
+        # Bound the gathered (rows, samples, n, k) arrays as resample_counts bounds its own.
+        parts = max(1, -(-counts.shape[0] * widest * n // _CHUNK_CELLS))
+        for part in np.array_split(counts, min(parts, counts.shape[0])):
+            rows = part.shape[0]
+            draws: dict[tuple[int, int], npt.NDArray[np.intp]] = {}
+            for index, (metric, current, baseline) in enumerate(pairs):
+                for side_index, side in enumerate((current, baseline)):
+                    samples = side.shape[0]
+                    key = (side_index, samples)
+                    if key not in draws:
+                        if key not in generators:
+                            generators[key] = np.random.default_rng([seed, 1, *key])
+                        draws[key] = generators[key].integers(0, samples, size=(rows, samples, n))
+                    gathered = side[draws[key], columns]  # (rows, samples, n, k)
+                    totals = np.einsum("ri,rsik->rsk", part, gathered)
+                    flat = totals.reshape(rows, samples * side.shape[2])
+                    scores[index][side_index][row : row + rows] = _scores_of_totals(
+                        metric, flat, samples
+                    )
+            row += rows
+    return scores
 
 
 def compare(

@@ -65,6 +65,13 @@ class NanScore(Metric):
 class RaisingScore(NanScore):
     def score_stats(self, stats):
         raise KeyError("score_stats broke")
+
+class RaisingComponents(NanScore):
+    def score_stats(self, stats):
+        return 0.0
+
+    def components(self, stats):
+        raise ZeroDivisionError("components broke")
 """
 
 
@@ -103,6 +110,7 @@ def write_outputs(root: Path, outputs: list[str]) -> None:
     [
         ("NanScore", "its corpus score is nan, not a finite number"),
         ("RaisingScore", "raised KeyError: 'score_stats broke' at "),
+        ("RaisingComponents", "raised ZeroDivisionError: components broke at "),
     ],
 )
 @pytest.mark.parametrize("command", ["run", "bless"])

@@ -13,12 +13,21 @@ system:
 suites:
   qa:
     goldens: goldens/qa.jsonl
-    metrics: {{exact_match: {{}}}}
+    metrics: {{exact_match: {{}}{more}}}
     gate:
-      exact_match: {gate}
+      {metric}: {gate}
 significance: {significance}
 report: {{dir: out, formats: [json]}}
 {extra}"""
+
+
+ERROR_RATE = """\
+def error_rate(candidate, references):
+    return 0.0 if candidate in references else 100.0
+
+
+error_rate.higher_is_better = False
+"""
 
 
 class GitProject:
@@ -33,10 +42,16 @@ class GitProject:
         significance: str = "off",
         extra: str = "",
         git: bool = True,
+        metric: str = "exact_match",
     ) -> None:
         self.root = root
         self.n = n
         self.ids = [f"q{i:03d}" for i in range(n)]
+        self.metric = metric
+        if metric != "exact_match":
+            # an error rate, lower is better: a user's function metric in the project
+            module = metric.partition(":")[0]
+            (root / f"{module}.py").write_text(ERROR_RATE)
         self.write_config(gate=gate, significance=significance, extra=extra)
         rows = [
             {"id": i, "input": f"question {k}", "references": [f"answer {k}"]}
@@ -51,8 +66,11 @@ class GitProject:
             self.commit("initial")
 
     def write_config(self, *, gate: str, significance: str = "off", extra: str = "") -> None:
+        more = f", {self.metric!r}: {{}}" if self.metric != "exact_match" else ""
         (self.root / "goldgate.yaml").write_text(
-            CONFIG.format(gate=gate, significance=significance, extra=extra)
+            CONFIG.format(
+                gate=gate, significance=significance, extra=extra, metric=self.metric, more=more
+            )
         )
 
     def set_right(self, right: int) -> None:

@@ -56,12 +56,12 @@ def test_a_record_reads_back(tmp_path: Path) -> None:
     store, warnings = open_store(path)
     with store:
         rows = store.rows()
-        series = store.example_series("qa", "exact_match", [1])
+        (series,) = store.example_runs("qa", "exact_match", [1])
     assert [(r.suite, r.metric, r.score) for r in rows] == [
         ("qa", "exact_match", 74.5),
         ("qa", "token_f1", 75.5),
     ]
-    assert series.examples == {"a": [(1, "d1", 100.0)], "b": [(1, "d2", 0.0)]}
+    assert (series.ids, series.digests, series.scores) == (["a", "b"], ["d1", "d2"], [100, 0])
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -188,7 +188,7 @@ def test_migration_from_the_first_schema(tmp_path: Path) -> None:
         assert (old.source, old.status, old.message) == ("run", None, None)
         store.append(_record(2, score=80.0))
         assert [r.score for r in store.rows(metrics=["exact_match"])] == [71.5, 80.0]
-        assert store.example_series("qa", "exact_match", [1, 2]).run_ids == [2]
+        assert [r.run_id for r in store.example_runs("qa", "exact_match", [1, 2])] == [2]
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 

@@ -23,9 +23,26 @@ from goldgate.metrics.parallel import (
 )
 from goldgate.metrics.registry import FunctionMetric, builtin_metric_names, metric_from_spec
 
+
+def _plain_builtins() -> list[str]:
+    """Built-in metrics that need no options and score texts alone (not batch metrics)."""
+    from goldgate.errors import MetricError
+    from goldgate.metrics.batch import BatchMetric
+
+    names = []
+    for name in builtin_metric_names():
+        try:
+            metric = metric_from_spec(name)
+        except MetricError:  # needs a model or another option to exist at all
+            continue
+        if not isinstance(metric, BatchMetric):
+            names.append(name)
+    return names
+
+
 # Every built-in metric, plus the settings that change how texts are preprocessed.
 SPECS = [
-    *builtin_metric_names(),
+    *_plain_builtins(),
     "bleu:tokenize=intl,lowercase=true",
     "bleu:tokenize=char,smooth_method=floor",
     "chrf:whitespace=true,lowercase=true",

@@ -155,7 +155,7 @@ def test_two_hundred_thousand_examples_stay_bounded_and_responsive(
     assert len(html.encode("utf-8")) < HTML_BOUND_BYTES
     # What was left out, and where it is, is said in both.
     assert "examples.jsonl.gz" in html and "of 200,000 examples" in html
-    assert "the HTML report (report.html) has the rest" in markdown
+    assert "examples.jsonl.gz beside result.json has every example" in markdown
     path = tmp_path / "large.html"
     path.write_text(html, encoding="utf-8")
     size = path.stat().st_size

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import re
-from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TextIO
 
 from goldgate import console
 from goldgate.commands._common import add_config_argument, load, number, table
 from goldgate.errors import UsageError
 
-HELP = "Show recorded runs per suite and metric, and the blessed timeline from git."
+HELP = "Show recorded runs per suite and metric and the blessed timeline (table, JSON, HTML)."
 
 _RELATIVE = re.compile(r"^(\d+)([dhw])$")
 
@@ -41,6 +43,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the last N runs per suite and metric (default 10; 0 for all)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    parser.add_argument(
+        "--export-last",
+        action="store_true",
+        help="print the newest recorded run as one JSON line (what the Action appends to its"
+        " history branch)",
+    )
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="write a self-contained HTML page: trends with intervals, blesses, regressions,"
+        " flaky examples",
+    )
 
 
 def parse_since(text: str, *, now: datetime | None = None) -> str:
@@ -73,6 +88,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--last must be 0 or more")
     since = parse_since(args.since) if args.since else None
     config = load(args)
+    if args.export_last:
+        from goldgate.history.query import last_run_line
+
+        line = last_run_line(config)
+        if line is not None:
+            console.out(console.json_text(line))
+        return 0
     view = load_history(
         config,
         suites=args.suites or (),
@@ -83,27 +105,58 @@ def run(args: argparse.Namespace) -> int:
     )
     for warning in view.warnings:
         console.err(f"goldgate: {console.inline(warning)}")
+    if args.html is not None:
+        from goldgate.report.history_page import write_history_page
+
+        path = args.html if args.html.is_absolute() else Path.cwd() / args.html
+        try:
+            write_history_page(view, path)
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot write the page: {exc.strerror or exc}") from None
+        console.out(f"history page: {console.inline(str(path))}")
+        return 0
     if args.json:
-        document = {
-            "runs": [asdict(row) for row in view.rows],
-            "blessed": [
-                {
-                    "commit": bless.commit,
-                    "date": bless.date,
-                    "subject": bless.subject,
-                    "scores": [
-                        {"suite": s, "metric": m, "score": v.score, "signature": v.signature}
-                        for (s, m), v in bless.scores.items()
-                    ],
-                }
-                for bless in view.blessed
-            ],
-            "flaky": [asdict(item) for item in view.flaky],
-        }
-        console.out(console.json_text(json.dumps(document, indent=2, ensure_ascii=False)))
+        buffer = io.StringIO()
+        write_json(view, buffer)
+        console.out(console.json_text(buffer.getvalue()), end="")
         return 0
     console.out(render_table(view))
     return 0
+
+
+def write_json(view: object, out: TextIO) -> None:
+    """``{"runs": [...], "blessed": [...], "flaky": [...]}``, one item a line.
+
+    Each item is encoded on its own line by json's C encoder: an indented document goes
+    through the pure-Python encoder, which takes seconds over 60,000 rows.
+    """
+    from goldgate.history.query import HistoryView
+
+    assert isinstance(view, HistoryView)
+    blessed = [
+        {
+            "commit": bless.commit,
+            "date": bless.date,
+            "subject": bless.subject,
+            "scores": [
+                {"suite": s, "metric": m, "score": v.score, "signature": v.signature}
+                for (s, m), v in bless.scores.items()
+            ],
+        }
+        for bless in view.blessed
+    ]
+    sections = {
+        "runs": [row.__dict__ for row in view.rows],
+        "blessed": blessed,
+        "flaky": [item.__dict__ for item in view.flaky],
+    }
+    out.write("{")
+    for position, (name, items) in enumerate(sections.items()):
+        out.write(",\n" if position else "\n")
+        out.write(f'"{name}": [')
+        body = ",\n  ".join(json.dumps(item, ensure_ascii=False) for item in items)
+        out.write(f"\n  {body}\n]" if items else "]")
+    out.write("\n}\n")
 
 
 def render_table(view: object) -> str:

@@ -39,6 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " (the default) reads the file on disk",
     )
     parser.add_argument(
+        "--anchor-ref",
+        metavar="REF",
+        help="measure max_drift from the baseline at this git revision (a release tag),"
+        " instead of the configured anchor",
+    )
+    parser.add_argument(
         "--report-dir", type=Path, metavar="DIR", help="write reports here (default: report.dir)"
     )
     parser.add_argument(
@@ -91,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         progress=progress(args),
         suites=args.suites,
         report_formats=args.formats,
+        anchor_ref=args.anchor_ref,
     )
     if args.json:
         sys.stdout.write(console.json_text(result.to_json()))

@@ -11,6 +11,7 @@ from typing import Any
 
 from goldgate import console
 from goldgate.errors import MetricError, UsageError
+from goldgate.metrics.batch import MetricContext
 from goldgate.metrics.engine import MetricResult, score_corpus
 from goldgate.metrics.registry import metric_from_spec
 from goldgate.scoring_io import ScoringData, read_jsonl, read_text_files
@@ -20,6 +21,7 @@ HELP = "Score candidates against references with any metrics (no gate, no baseli
 EPILOG = """\
 input, one of:
   DATA.jsonl                    rows {"candidate": "...", "references": ["...", ...]}
+                                (and "input", which llm_judge may show its judge)
   --hyps HYP.txt --refs REF.txt one candidate per line; each --refs file gives one
                                 reference per line (repeat --refs for several)
 
@@ -57,6 +59,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also give every example's sentence-level score, in input order",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=Path(".goldgate"),
+        metavar="DIR",
+        help="where embedding_similarity and llm_judge keep their caches (default .goldgate)",
+    )
 
 
 def _read(args: argparse.Namespace) -> ScoringData:
@@ -127,18 +136,30 @@ def format_table(results: list[MetricResult], *, per_example: bool) -> str:
 PROGRESS_FROM = 5000
 
 
-def _score(metrics: list[tuple[str, Any]], data: ScoringData) -> list[MetricResult]:
+def _score(
+    metrics: list[tuple[str, Any]], data: ScoringData, context: MetricContext
+) -> list[MetricResult]:
     """Score, with a progress bar on stderr when it is a terminal and the input is large."""
     import sys
 
+    def score(advance: Any = None) -> list[MetricResult]:
+        return score_corpus(
+            metrics,
+            data.candidates,
+            data.references,
+            inputs=data.inputs,
+            context=context,
+            advance=advance,
+        )
+
     if len(data.candidates) < PROGRESS_FROM or not sys.stderr.isatty():
-        return score_corpus(metrics, data.candidates, data.references)
+        return score()
     from goldgate.progress import BarProgress
 
     bar = BarProgress(sys.stderr)
     bar.start(len(data.candidates) * len(metrics), "score")
     try:
-        return score_corpus(metrics, data.candidates, data.references, advance=bar.advance)
+        return score(bar.advance)
     finally:
         bar.finish()
 
@@ -153,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
     gc.disable()
     try:
         data = _read(args)
-        results = _score(metrics, data)
+        results = _score(metrics, data, MetricContext(root=Path.cwd(), cache_dir=args.cache_dir))
     finally:
         gc.enable()
     if args.json:

@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from goldgate.config import Config
 from goldgate.gitinfo import GitFailed
-from goldgate.history.store import HistoryRow, StoreProblem, open_store
+from goldgate.history.store import (
+    ExampleRun,
+    HistoryRow,
+    HistoryStore,
+    StoreProblem,
+    open_store,
+)
 from goldgate.history.timeline import Bless, blessed_timeline
 
 #: flaky examples listed at most
 FLAKY_LIMIT = 20
+#: the newest runs (per suite and metric) searched for flaky examples
+FLAKY_RUNS = 200
 
 
 @dataclass(frozen=True)
@@ -121,30 +130,94 @@ def _utc(date: str) -> str:
     return datetime.fromisoformat(date).astimezone(UTC).isoformat(timespec="seconds")
 
 
-def _flaky(store: object, rows: Sequence[HistoryRow]) -> list[FlakyExample]:
-    from goldgate.history.store import HistoryStore
+def _flaky(store: HistoryStore, rows: Sequence[HistoryRow]) -> list[FlakyExample]:
+    """Examples whose score changed between consecutive runs while their digest did not.
 
-    assert isinstance(store, HistoryStore)
+    Only the newest :data:`FLAKY_RUNS` runs of each suite and metric are read: flakiness is
+    a property of the system as it is now, and an unbounded history would make every
+    ``goldgate history --last 0`` read every per-example score ever recorded.
+    """
     runs: dict[tuple[str, str], list[int]] = {}
     for row in rows:
         runs.setdefault((row.suite, row.metric), []).append(row.run_id)
     found: list[FlakyExample] = []
     for (suite, metric), run_ids in runs.items():
-        series = store.example_series(suite, metric, run_ids)
-        for example_id, points in series.examples.items():
-            flips = 0
-            for (_, digest_a, a), (_, digest_b, b) in itertools.pairwise(points):
-                if digest_a == digest_b and not _same(a, b):
-                    flips += 1
-            if flips:
-                found.append(
-                    FlakyExample(
-                        suite, metric, example_id, flips, len(points), [p[2] for p in points]
-                    )
-                )
+        series = store.example_runs(suite, metric, run_ids[-FLAKY_RUNS:])
+        flips: dict[str, int] = {}
+        seen: dict[str, list[float]] = {}
+        previous: ExampleRun | None = None
+        for run in series:
+            for example_id, score in zip(run.ids, run.scores, strict=True):
+                seen.setdefault(example_id, []).append(score)
+            if previous is not None:
+                _count_flips(previous, run, flips)
+            previous = run
+        found += [
+            FlakyExample(suite, metric, example_id, count, len(seen[example_id]), seen[example_id])
+            for example_id, count in flips.items()
+        ]
     found.sort(key=lambda f: (-f.flips, f.suite, f.metric, f.id))
     return found[:FLAKY_LIMIT]
 
 
+def _count_flips(before: ExampleRun, after: ExampleRun, flips: dict[str, int]) -> None:
+    if before.ids == after.ids:  # the usual case: compare whole arrays at once
+        a = np.asarray(before.scores, dtype=np.float64)
+        b = np.asarray(after.scores, dtype=np.float64)
+        same_record = np.asarray(before.digests) == np.asarray(after.digests)
+        changed = ~np.isclose(a, b, rtol=0, atol=1e-9, equal_nan=True) & same_record
+        for index in np.flatnonzero(changed).tolist():
+            flips[after.ids[index]] = flips.get(after.ids[index], 0) + 1
+        return
+    old = {i: (d, s) for i, d, s in zip(before.ids, before.digests, before.scores, strict=True)}
+    for example_id, digest, score in zip(after.ids, after.digests, after.scores, strict=True):
+        was = old.get(example_id)
+        if was is not None and was[0] == digest and not _same(was[1], score):
+            flips[example_id] = flips.get(example_id, 0) + 1
+
+
 def _same(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-9
+
+
+def last_run_line(config: Config) -> str | None:
+    """The newest recorded run as one JSON line (scores, not per-example), or None."""
+    import json
+
+    path = config.history.path if config.history is not None else None
+    if path is None or not Path(path).exists():
+        return None
+    try:
+        store, _ = open_store(Path(path), create=False)
+    except StoreProblem:
+        return None
+    with store:
+        newest = store.rows(last=1)
+    if not newest:
+        return None
+    run_id = max(row.run_id for row in newest)
+    rows = [row for row in newest if row.run_id == run_id]
+    first = rows[0]
+    document = {
+        "created_at": first.created_at,
+        "commit": first.commit,
+        "branch": first.branch,
+        "dirty": first.dirty,
+        "message": first.message,
+        "source": first.source,
+        "verdict": first.verdict,
+        "scores": [
+            {
+                "suite": row.suite,
+                "metric": row.metric,
+                "signature": row.signature,
+                "score": row.score,
+                "low": row.low,
+                "high": row.high,
+                "baseline": row.baseline,
+                "status": row.status,
+            }
+            for row in rows
+        ],
+    }
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))

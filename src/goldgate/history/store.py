@@ -27,7 +27,7 @@ import logging
 import os
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -154,12 +154,13 @@ class HistoryRow:
 
 
 @dataclass(frozen=True)
-class ExampleSeries:
-    """Per-example scores of one suite and metric over runs, oldest first."""
+class ExampleRun:
+    """One run's per-example scores of one suite and metric."""
 
-    run_ids: list[int]
-    #: id -> [(run id, record digest, score)], in run order
-    examples: dict[str, list[tuple[int, str, float]]] = field(default_factory=dict)
+    run_id: int
+    ids: list[str]
+    digests: list[str]
+    scores: list[float]
 
 
 class StoreProblem(Exception):
@@ -316,11 +317,10 @@ class HistoryStore:
             for row in self._db.execute(query, params)
         ]
 
-    def example_series(self, suite: str, metric: str, run_ids: Sequence[int]) -> ExampleSeries:
+    def example_runs(self, suite: str, metric: str, run_ids: Sequence[int]) -> list[ExampleRun]:
         """Per-example scores of one suite and metric in those of ``run_ids`` that kept them."""
-        series = ExampleSeries(run_ids=[])
         if not run_ids:
-            return series
+            return []
         marks = ",".join("?" * len(run_ids))
         query = (
             "SELECT s.run_id, u.ids, u.digests, s.example_scores FROM scores s"
@@ -328,13 +328,10 @@ class HistoryStore:
             " WHERE s.suite = ? AND s.metric = ? AND s.example_scores IS NOT NULL"
             f" AND s.run_id IN ({marks}) ORDER BY s.run_id"
         )
-        for run_id, ids, digests, scores in self._db.execute(query, [suite, metric, *run_ids]):
-            series.run_ids.append(run_id)
-            for example_id, digest, score in zip(
-                json.loads(ids), json.loads(digests), json.loads(scores), strict=True
-            ):
-                series.examples.setdefault(example_id, []).append((run_id, digest, score))
-        return series
+        return [
+            ExampleRun(run_id, json.loads(ids), json.loads(digests), json.loads(scores))
+            for run_id, ids, digests, scores in self._db.execute(query, [suite, metric, *run_ids])
+        ]
 
     def count_runs(self) -> int:
         """How many runs are recorded."""

@@ -9,6 +9,7 @@ from typing import Any
 
 from goldgate.errors import GoldgateError, InputError, MetricError, describe_exception
 from goldgate.metrics.base import Metric, Score, Signature, Stats, sum_stats
+from goldgate.metrics.batch import Batch, BatchMetric, MetricContext
 
 
 class MetricComputeError(MetricError):
@@ -41,6 +42,8 @@ class MetricResult:
     metric: Metric[Any]
     stats: tuple[Stats, ...]
     signature: Signature
+    #: a short text per example from metrics that explain themselves (a judge's rationale)
+    notes: tuple[str | None, ...] | None = None
 
     def total(self, indices: Iterable[int] | None = None) -> list[float]:
         """Statistics summed over all examples, or over the given example indices."""
@@ -132,11 +135,17 @@ def score_corpus(
     candidates: Sequence[str],
     references: Sequence[Sequence[str]],
     *,
+    inputs: Sequence[Any] | None = None,
+    ids: Sequence[str] | None = None,
+    sample: int = 0,
+    context: MetricContext | None = None,
     advance: Callable[[int], None] | None = None,
 ) -> list[MetricResult]:
     """Compute per-example statistics of every ``(spec, metric)`` over one corpus.
 
     ``references[i]`` holds the references of ``candidates[i]``; their number may vary.
+    Metrics computed over the whole set (:class:`BatchMetric`: embeddings, a judge) also see
+    the examples' ``inputs`` and ``ids`` and are bound to ``context`` when one is given.
     ``advance(n)`` (for a progress display) is told of every ``n`` examples scored by a
     metric, so the whole work is ``len(candidates) * len(metrics)``.
     """
@@ -146,6 +155,17 @@ def score_corpus(
     keys = [metric.preprocess_key() for _, metric in metrics]
     results = []
     for index, (spec, metric) in enumerate(metrics):
+        if isinstance(metric, BatchMetric):
+            if context is not None:
+                metric.bind(context)
+            batch = metric.corpus_stats(Batch(candidates, references, inputs, ids, sample))
+            notes = tuple(batch.notes) if batch.notes is not None else None
+            _check_finite(spec, batch.rows)
+            signature = metric.signature(reference_counts)
+            results.append(MetricResult(spec, metric, tuple(batch.rows), signature, notes))
+            if advance is not None:
+                advance(len(candidates))
+            continue
         prep = cache.function(metric)
         example_stats = metric.example_stats
         computed: list[Stats] = []

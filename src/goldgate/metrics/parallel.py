@@ -181,7 +181,11 @@ def _score_pool(
     pending: deque[Future[list[FloatArray]]] = deque()
     try:
         for chunk in chunks:
-            pending.append(executor.submit(_score_in_worker, (list(chunk[0]), list(chunk[1]))))
+            try:
+                future = executor.submit(_score_in_worker, (list(chunk[0]), list(chunk[1])))
+            except BrokenProcessPool:  # a worker died before its result was asked for
+                raise _worker_died() from None
+            pending.append(future)
             if len(pending) >= 2 * jobs:
                 yield _result(pending.popleft())
         while pending:
@@ -194,10 +198,14 @@ def _result(future: Future[list[FloatArray]]) -> list[FloatArray]:
     try:
         return future.result()
     except BrokenProcessPool:
-        raise ScoringWorkerError(
-            "a scoring worker process died (killed or out of memory); no score was computed;"
-            " run again, or with --jobs 1"
-        ) from None
+        raise _worker_died() from None
+
+
+def _worker_died() -> ScoringWorkerError:
+    return ScoringWorkerError(
+        "a scoring worker process died (killed or out of memory); no score was computed;"
+        " run again, or with --jobs 1"
+    )
 
 
 def _stack(

@@ -28,6 +28,8 @@ _BUILTINS: dict[str, str] = {
     "exact_match": "goldgate.metrics.exact:ExactMatch",
     "token_f1": "goldgate.metrics.exact:TokenF1",
     "length_ratio": "goldgate.metrics.length:LengthRatio",
+    "embedding_similarity": "goldgate.metrics.embedding:EmbeddingSimilarity",
+    "llm_judge": "goldgate.metrics.judge:LLMJudge",
     "ter": "goldgate.metrics.ter:TER",
     "meteor": "goldgate.metrics.meteor:METEOR",
 }

@@ -320,6 +320,8 @@ def example_data(result: RunResult, selection: Selection | None = None) -> dict[
         lengths = [len(row.output), len(row.baseline_output or "")]
         if max(lengths) > DIFF_CHARS:
             entry["o"] = lengths
+        if row.notes:  # a judge's rationale per metric (the judge keeps it short)
+            entry["j"] = [list(note) for note in row.notes]
         rows.append(entry)
     lower = {m.metric for s in result.suites for m in s.metrics if not m.higher_is_better}
     data: dict[str, Any] = {"suites": suites, "metrics": metrics, "tags": tags, "rows": rows}

@@ -41,7 +41,7 @@ from goldgate.report.view import (
     slice_rule,
     worst_regressed,
 )
-from goldgate.result import RunResult, SuiteResult
+from goldgate.result import EXAMPLES_FILE, RunResult, SuiteResult
 
 #: the hidden marker a later run looks for to update its own comment
 MARKER = "<!-- goldgate-report -->"
@@ -166,7 +166,7 @@ def render_markdown(
     budget = max_chars - len(tail)
     note = (
         "_\u2026 {n} more {what} left out to fit a comment; the HTML report (report.html) "
-        "has everything._\n\n"
+        "has every section._\n\n"
     )
     out: list[str] = []
     used = 0
@@ -235,6 +235,7 @@ def _suite_blocks(suite: SuiteView, ci: str) -> list[str]:
         blocks.append(
             "> [!NOTE]\n" + "".join(f"> {prose(note)}  \n" for note in suite.notes) + "\n"
         )
+    blocks += [f"{prose(tally)}\n\n" for tally in suite.tallies]
     if suite.error:
         blocks.append(f"**Error:** {prose(suite.error)}\n\n")
     if suite.metrics:
@@ -325,7 +326,7 @@ def _examples_section(result: RunResult, budget: int, report_url: str | None) ->
         if not blocks:
             note = (
                 f"_{len(ids):,} regressed examples in {ident(suite.name)}: "
-                "see the HTML report (report.html)._\n\n"
+                f"see the HTML report (report.html); {EXAMPLES_FILE} has every example._\n\n"
             )
             if used + len(note) <= budget:
                 parts.append(note)
@@ -337,7 +338,8 @@ def _examples_section(result: RunResult, budget: int, report_url: str | None) ->
             why = " (size limit)" if stopped else ""
             note = (
                 f"_Showing {shown:,} of {len(ids):,} regressed examples{why}; "
-                "the HTML report (report.html) has the rest._\n\n"
+                "the HTML report (report.html) has more, and "
+                f"{EXAMPLES_FILE} beside result.json has every example._\n\n"
             )
         parts += [title, *blocks, note]
         used += cost + len(note)
@@ -387,6 +389,8 @@ def _example_block(row: ExampleRow, report_url: str | None = None) -> str:
         lines += ["**Current output** (word diff)", "", _pre(_diff_html(row.diff))]
     else:
         lines += ["**Current output** (not in the baseline)", "", _pre(pre_clipped(row.output))]
+    for metric, note in row.notes:
+        lines += [f"**{ident(metric)}**: {prose(note, limit=MAX_TEXT_CHARS)}", ""]
     lines += ["</details>", "", ""]
     return "\n".join(lines)
 

@@ -224,6 +224,8 @@ class ExampleRow:
     regressed: bool
     improved: bool
     new: bool
+    #: (metric, note) pairs: an LLM judge's rationale for this example
+    notes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -248,6 +250,8 @@ class SuiteView:
     n_new: int
     #: plain-text lines on how the run was obtained: golden-set change, cached outputs reused
     notes: tuple[str, ...] = ()
+    #: what judging cost, one line per LLM-judge metric
+    tallies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -530,6 +534,7 @@ def _suite_view(suite: SuiteResult, alpha: float | None = None) -> SuiteView:
         n_regressed=n_regressed,
         n_improved=n_improved,
         n_new=sum(ex.new for ex in suite.examples),
+        tallies=tuple(line for m in suite.metrics if (line := judge_tally(m))),
         notes=tuple(suite_notes(suite)),
     )
 
@@ -586,6 +591,22 @@ def suite_notes(suite: SuiteResult) -> list[str]:
             f" {cache.dropped_reason or 'the system changed'}"
         )
     return notes
+
+
+def judge_tally(summary: MetricSummary) -> str | None:
+    """'llm_judge: 12 judgments, 1,440 + 360 tokens, $0.0014' from a judge's components."""
+    c = summary.components
+    if not {"judgments", "prompt_tokens", "completion_tokens", "cost_usd"} <= set(c):
+        return None
+    text = (
+        f"{summary.metric}: {c['judgments']:,} judgments, {c['prompt_tokens']:,} prompt +"
+        f" {c['completion_tokens']:,} completion tokens"
+    )
+    if c["cost_usd"]:
+        text += f", ${c['cost_usd']:,.4f}"
+    if c.get("judge_spread"):
+        text += f", judge spread {c['judge_spread']:.2f} points"
+    return text
 
 
 _RANK_STATUSES = (CheckStatus.FAIL, CheckStatus.FORGIVEN, CheckStatus.IMPROVED)
@@ -765,6 +786,7 @@ def example_row(
         regressed=bool(ex.flipped_to_wrong) or any(g < 0 for g in gains),
         improved=bool(ex.flipped_to_right) or any(g > 0 for g in gains),
         new=ex.new,
+        notes=tuple(sorted((getattr(ex, "notes", None) or {}).items())),
     )
 
 

@@ -1,0 +1,179 @@
+"""One judgment from an OpenAI-compatible chat-completions endpoint: retries, timeout, parsing.
+
+Standard library only (``urllib``), imported when a judge first calls, so that no other
+metric pays for it. A call is retried with exponential backoff on 429 and 5xx (honouring a
+``Retry-After`` of up to a minute), on a timeout or a refused connection, and on a reply that
+does not parse; any other HTTP status fails at once. Every message this module produces has
+the API key replaced by ``***`` and untrusted text cut short: the key never reaches an error,
+a log or a report.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from goldgate.errors import GoldgateError
+
+_RETRY_STATUSES = frozenset({408, 409, 425, 429}) | frozenset(range(500, 600))
+_MAX_RETRY_AFTER_S = 60.0
+_EXCERPT = 200
+
+
+class JudgeCallError(GoldgateError):
+    """A judgment could not be obtained; the message says why, never with the key."""
+
+
+class _Retryable(Exception):
+    def __init__(self, reason: str, wait: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.wait = wait
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """A parsed judgment: the score on the judge's scale, its rationale, the tokens it cost."""
+
+    score: float
+    rationale: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where and how to call: ``POST {base_url}/chat/completions``."""
+
+    base_url: str
+    api_key: str | None
+    timeout_s: float
+    max_retries: int
+    backoff_s: float
+
+    def redact(self, text: str) -> str:
+        """``text`` with the API key replaced, cut to a short excerpt."""
+        if self.api_key:
+            text = text.replace(self.api_key, "***")
+        return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "..."
+
+
+@dataclass
+class CallStats:
+    """What calling cost this run: requests sent and retried (cached judgments send none)."""
+
+    requests: int = 0
+    retries: int = 0
+
+
+def judge_once(
+    endpoint: Endpoint,
+    body: dict[str, Any],
+    parse: Callable[[str], tuple[float, str]],
+    stats: CallStats,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Judgment:
+    """Send ``body`` until a reply parses, retrying what may pass; ``JudgeCallError`` else."""
+    attempt = 0
+    while True:
+        try:
+            return _attempt(endpoint, body, parse, stats)
+        except _Retryable as exc:
+            if attempt >= endpoint.max_retries:
+                tries = attempt + 1
+                raise JudgeCallError(
+                    f"{endpoint.redact(exc.reason)} (after {tries} attempt{'s' * (tries > 1)})"
+                ) from None
+            wait = endpoint.backoff_s * (2**attempt)
+            if exc.wait is not None:
+                wait = max(wait, min(exc.wait, _MAX_RETRY_AFTER_S))
+            attempt += 1
+            stats.retries += 1
+            sleep(wait)
+
+
+def _attempt(
+    endpoint: Endpoint,
+    body: dict[str, Any],
+    parse: Callable[[str], tuple[float, str]],
+    stats: CallStats,
+) -> Judgment:
+    import urllib.error
+    import urllib.request
+
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if endpoint.api_key:
+        headers["Authorization"] = f"Bearer {endpoint.api_key}"
+    request = urllib.request.Request(
+        endpoint.base_url.rstrip("/") + "/chat/completions",
+        data=json.dumps(body).encode("utf-8"),
+        headers=headers,
+        method="POST",
+    )
+    stats.requests += 1
+    try:
+        with urllib.request.urlopen(request, timeout=endpoint.timeout_s) as response:
+            raw = response.read()
+    except urllib.error.HTTPError as exc:
+        detail = _body_excerpt(exc)
+        if exc.code in _RETRY_STATUSES:
+            raise _Retryable(f"HTTP {exc.code}{detail}", _retry_after(exc)) from None
+        raise JudgeCallError(endpoint.redact(f"HTTP {exc.code}{detail}")) from None
+    except TimeoutError:
+        raise _Retryable(f"no reply within timeout_s={endpoint.timeout_s:g}") from None
+    except urllib.error.URLError as exc:
+        reason = exc.reason
+        if isinstance(reason, TimeoutError):
+            raise _Retryable(f"no reply within timeout_s={endpoint.timeout_s:g}") from None
+        raise _Retryable(f"cannot reach {endpoint.base_url}: {reason}") from None
+    except (ConnectionError, OSError) as exc:
+        raise _Retryable(f"connection failed: {exc}") from None
+    return _read_reply(raw, parse)
+
+
+def _read_reply(raw: bytes, parse: Callable[[str], tuple[float, str]]) -> Judgment:
+    try:
+        document = json.loads(raw.decode("utf-8"))
+        content = document["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError):
+        raise _Retryable("the endpoint's reply is not a chat completion") from None
+    if not isinstance(content, str):
+        raise _Retryable("the chat completion has no text content")
+    try:
+        score, rationale = parse(content)
+    except ValueError as exc:
+        raise _Retryable(f"the judge's reply does not parse: {exc}") from None
+    usage = document.get("usage") if isinstance(document, dict) else None
+    return Judgment(
+        score=score,
+        rationale=rationale,
+        prompt_tokens=_count(usage, "prompt_tokens"),
+        completion_tokens=_count(usage, "completion_tokens"),
+    )
+
+
+def _count(usage: Any, key: str) -> int:
+    value = usage.get(key) if isinstance(usage, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _body_excerpt(exc: Any) -> str:
+    try:
+        text = exc.read().decode("utf-8", "replace").strip()
+    except Exception:  # a broken error body is no reason to lose the status
+        return ""
+    return f": {text}" if text else ""
+
+
+def _retry_after(exc: Any) -> float | None:
+    value = exc.headers.get("Retry-After") if exc.headers is not None else None
+    try:
+        seconds = float(value) if value is not None else None
+    except ValueError:
+        return None
+    return seconds if seconds is not None and math.isfinite(seconds) and seconds >= 0 else None

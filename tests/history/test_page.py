@@ -1,0 +1,30 @@
+"""The history page as HTML: structure, escaping, the policy that allows no script."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.history.page_project import HOSTILE, build
+
+
+def test_the_page_holds_trends_blesses_regressions_and_flaky_examples(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    html = build(tmp_path, monkeypatch).read_text()
+    assert html.count('<section class="trend"') == 1  # one suite, one metric
+    assert html.count('<g class="hit run"') == 7
+    assert html.count('<g class="hit bless"') == 3
+    assert html.count('data-kind="fail"') == 1  # the run at 30 of 40 (75 < min 80)
+    assert html.count('class="band"') >= 1
+    # hostile commit messages are text, never markup
+    assert HOSTILE not in html and "<script" not in html.replace("script-src", "")
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in html
+    # the policy allows no script and only the page's own style
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', html)
+    assert policy is not None and "script-src &#39;none&#39;" in policy.group(1)
+    assert "http" not in html.split("<body>", 1)[1].replace("http-equiv", "")
+    flaky = html.split('<table class="flaky">', 1)[1]
+    assert "<code>q037</code>" in flaky and "<code>q030</code>" in flaky

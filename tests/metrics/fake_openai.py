@@ -1,0 +1,134 @@
+"""A fake OpenAI-compatible chat-completions server on 127.0.0.1 that scripts its replies.
+
+Tests queue replies (valid, malformed, slow, an HTTP status) in ``script``; when the queue
+is empty, ``grade(candidate)`` decides a valid reply from the answer being graded. Every
+request's headers and body are recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+PROMPT_TOKENS = 120
+COMPLETION_TOKENS = 30
+
+
+@dataclass
+class Reply:
+    """One scripted reply: ``content`` as the message text, or an HTTP ``status``."""
+
+    content: str | None = None
+    status: int = 200
+    delay_s: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+    body: str = ""
+
+
+def valid(score: float, rationale: str = "ok") -> Reply:
+    return Reply(content=json.dumps({"score": score, "rationale": rationale}))
+
+
+@dataclass
+class Seen:
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def candidate(self) -> str:
+        user = self.body["messages"][1]["content"]
+        match = re.search(r"## Answer to grade\n(.*?)(?:\n\n## |\Z)", user, re.S)
+        return match.group(1) if match else ""
+
+
+class FakeJudge:
+    """The server's state: the script, the grading rule and what it was sent."""
+
+    def __init__(self, grade: Callable[[Seen], Reply] | None = None) -> None:
+        self.script: deque[Reply] = deque()
+        self.grade = grade or (lambda seen: valid(3, f"graded {seen.candidate[:20]}"))
+        self.requests: list[Seen] = []
+        self.lock = threading.Lock()
+        self.url = ""
+
+    def next_reply(self, seen: Seen) -> Reply:
+        with self.lock:
+            self.requests.append(seen)
+            if self.script:
+                return self.script.popleft()
+        return self.grade(seen)
+
+
+def _handler(state: FakeJudge) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", "0"))
+            body = json.loads(self.rfile.read(length))
+            if self.path != "/v1/chat/completions":
+                self._send(404, b'{"error": "not found"}', {})
+                return
+            reply = state.next_reply(Seen(dict(self.headers.items()), body))
+            if reply.delay_s:
+                time.sleep(reply.delay_s)
+            if reply.status != 200:
+                self._send(reply.status, reply.body.encode(), reply.headers)
+                return
+            document = {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion",
+                "model": body.get("model"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": reply.content},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": PROMPT_TOKENS,
+                    "completion_tokens": COMPLETION_TOKENS,
+                    "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS,
+                },
+            }
+            self._send(200, json.dumps(document).encode(), reply.headers)
+
+        def _send(self, status: int, data: bytes, headers: dict[str, str]) -> None:
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout test)
+
+    return Handler
+
+
+@contextmanager
+def fake_judge(grade: Callable[[Seen], Reply] | None = None) -> Iterator[FakeJudge]:
+    """Serve a :class:`FakeJudge` on an ephemeral port; ``state.url`` is its base_url."""
+    state = FakeJudge(grade)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,310 @@
+"""``llm_judge`` against a fake OpenAI-compatible server on 127.0.0.1 that scripts its replies."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goldgate.cli import main
+from goldgate.errors import GoldgateError, MetricError
+from goldgate.metrics.batch import MetricContext
+from goldgate.metrics.engine import score_corpus
+from goldgate.metrics.judge import LLMJudge
+from goldgate.metrics.registry import create_metric
+from tests.metrics.fake_openai import (
+    COMPLETION_TOKENS,
+    PROMPT_TOKENS,
+    FakeJudge,
+    Reply,
+    Seen,
+    fake_judge,
+    valid,
+)
+
+KEY = "sk-test-SECRET-9f8e7d"
+CANDIDATES = ["Paris is the capital.", "Lyon, probably.", "It is Paris."]
+REFERENCES = [["Paris"], ["Paris"], ["Paris", "The capital is Paris"]]
+INPUTS = ["Capital of France?", "Capital of France?", {"question": "Capital of France?"}]
+
+
+def by_answer(seen: Seen) -> Reply:
+    """Answers mentioning Paris get 5 of 5, others 1."""
+    good = "Paris" in seen.candidate
+    return valid(5 if good else 1, "names Paris" if good else "wrong city")
+
+
+def judge(server: FakeJudge, tmp_path: Path, **options: Any) -> LLMJudge:
+    settings = {
+        "base_url": server.url,
+        "model": "judge-1",
+        "api_key_env": "JUDGE_KEY",
+        "rubric": "Score 5 when the answer is correct, 1 when it is wrong.",
+        "backoff_s": 0.001,
+        "timeout_s": 5,
+        **options,
+    }
+    metric = create_metric("llm_judge", settings)
+    assert isinstance(metric, LLMJudge)
+    metric.bind(
+        MetricContext(root=tmp_path, cache_dir=tmp_path / ".goldgate", environ={"JUDGE_KEY": KEY})
+    )
+    return metric
+
+
+def score(metric: LLMJudge) -> Any:
+    (result,) = score_corpus(
+        [("llm_judge", metric)], CANDIDATES, REFERENCES, inputs=INPUTS, ids=["a", "b", "c"]
+    )
+    return result
+
+
+def test_scores_requests_cost_and_cache(tmp_path: Path) -> None:
+    with fake_judge(by_answer) as server:
+        metric = judge(server, tmp_path, price_input_per_mtok=2.5, price_output_per_mtok=10)
+        result = score(metric)
+        assert result.per_example() == [100.0, 0.0, 100.0]
+        assert result.corpus_score().score == pytest.approx(200 / 3)
+        assert result.notes == ("names Paris", "wrong city", "names Paris")
+        components = result.corpus_score().components
+        assert components["prompt_tokens"] == 3 * PROMPT_TOKENS
+        assert components["completion_tokens"] == 3 * COMPLETION_TOKENS
+        cost = (3 * PROMPT_TOKENS * 2.5 + 3 * COMPLETION_TOKENS * 10) / 1e6
+        assert components["cost_usd"] == pytest.approx(cost)
+        assert components["judgments"] == 3
+        # What the judge was sent: deterministic settings, the key in the header only.
+        assert len(server.requests) == 3
+        first = next(r for r in server.requests if r.candidate == CANDIDATES[0])
+        assert first.headers["Authorization"] == f"Bearer {KEY}"
+        assert first.body["model"] == "judge-1"
+        assert first.body["temperature"] == 0 and first.body["seed"] == 0
+        assert first.body["response_format"] == {"type": "json_object"}
+        user = first.body["messages"][1]["content"]
+        assert "## Input\nCapital of France?" in user and "## Reference answers\n1. Paris" in user
+        third = next(r for r in server.requests if r.candidate == CANDIDATES[2])
+        assert (
+            '## Input\n{"question": "Capital of France?"}' in third.body["messages"][1]["content"]
+        )
+        assert "Score 5 when" in first.body["messages"][0]["content"]
+
+        # A rerun is served from the cache: no request at all, the same numbers.
+        again = judge(server, tmp_path)
+        assert score(again).per_example() == result.per_example()
+        assert len(server.requests) == 3 and again.cache_hits == 3
+        # A changed rubric is another judgment.
+        score(judge(server, tmp_path, rubric="Be strict."))
+        assert len(server.requests) == 6
+    cache_text = "".join(p.read_text() for p in (tmp_path / ".goldgate" / "judge").iterdir())
+    assert KEY not in cache_text and "names Paris" in cache_text
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        Reply(content="The score is 5."),  # not JSON
+        Reply(content='```json\n{"score": 5, "rationale": "x"}\n```'),  # fenced: not strict JSON
+        Reply(content='{"score": 9, "rationale": "x"}'),  # off the 1-5 scale
+        Reply(content='{"score": "5", "rationale": "x"}'),  # a string, not a number
+        Reply(content='{"score": 5}'),  # no rationale
+        Reply(status=429, headers={"Retry-After": "0"}, body='{"error": "rate limited"}'),
+        Reply(status=500, body="upstream failed"),
+        Reply(status=503),
+        Reply(content=None, delay_s=1.0),  # slower than timeout_s: the client gives up
+    ],
+    ids=["prose", "fenced", "off-scale", "string", "missing", "429", "500", "503", "slow"],
+)
+def test_a_failed_call_is_retried(tmp_path: Path, failure: Reply) -> None:
+    with fake_judge(by_answer) as server:
+        server.script.extend([failure, failure])
+        metric = judge(server, tmp_path, timeout_s=0.3, concurrency=1)
+        assert score(metric).per_example() == [100.0, 0.0, 100.0]
+        assert metric.calls.retries == 2
+        assert metric.calls.requests == 5
+
+
+@pytest.mark.parametrize(
+    ("failure", "message"),
+    [
+        (Reply(content="I think it deserves a 4."), "does not parse: not a JSON object"),
+        (Reply(status=500, body="boom"), "HTTP 500: boom"),
+        (Reply(status=429), "HTTP 429"),
+    ],
+)
+def test_retries_run_out_into_an_error_naming_the_id_never_a_zero(
+    tmp_path: Path, failure: Reply, message: str
+) -> None:
+    with fake_judge(by_answer) as server:
+        # Example "b" always fails; the others are fine.
+        server.grade = lambda seen: failure if "Lyon" in seen.candidate else by_answer(seen)
+        metric = judge(server, tmp_path, max_retries=2)
+        with pytest.raises(GoldgateError) as raised:
+            score(metric)
+    text = str(raised.value)
+    assert text.startswith("llm_judge: example 'b': ")
+    assert message in text and "after 3 attempts" in text
+    assert KEY not in text
+
+
+def test_a_client_error_is_not_retried_and_the_key_is_redacted(tmp_path: Path) -> None:
+    with fake_judge() as server:
+        server.grade = lambda seen: Reply(status=401, body=f"bad key {KEY}")
+        metric = judge(server, tmp_path)
+        with pytest.raises(GoldgateError) as raised:
+            score(metric)
+        assert len(server.requests) <= 3  # at most one per example in flight, none retried
+    assert "HTTP 401: bad key ***" in str(raised.value)
+    assert KEY not in str(raised.value)
+
+
+def test_samples_average_judgments_and_report_their_spread(tmp_path: Path) -> None:
+    def by_seed(seen: Seen) -> Reply:
+        # Seeds 0, 1, 2 give 5, 3, 4 for a right answer: a judge that disagrees with itself.
+        right = {0: 5, 1: 3, 2: 4}[seen.body["seed"]]
+        return valid(right if "Paris" in seen.candidate else 1)
+
+    with fake_judge(by_seed) as server:
+        metric = judge(server, tmp_path, samples=3, seed=0)
+        result = score(metric)
+        assert len(server.requests) == 9
+        assert sorted({r.body["seed"] for r in server.requests}) == [0, 1, 2]
+    # (5, 3, 4) on 1-5 is (100, 50, 75): mean 75, population sd 20.41
+    assert result.per_example() == pytest.approx([75.0, 0.0, 75.0])
+    components = result.corpus_score().components
+    assert components["judgments"] == 9
+    assert components["judge_spread"] == pytest.approx((2 * (1250 / 3) ** 0.5) / 3)
+    assert "n:3" in str(result.signature)
+
+
+def test_concurrency_asks_in_parallel(tmp_path: Path) -> None:
+    with fake_judge(by_answer) as server:
+        server.grade = lambda seen: Reply(
+            content=json.dumps({"score": 5, "rationale": "x"}), delay_s=0.2
+        )
+        metric = judge(server, tmp_path, concurrency=3)
+        score(metric)
+        assert len(server.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"model": "m", "rubric": "r"}, "base_url is required"),
+        ({"base_url": "ftp://x", "model": "m", "rubric": "r"}, "http"),
+        ({"base_url": "http://u:p@x/v1", "model": "m", "rubric": "r"}, "credentials"),
+        ({"base_url": "http://x/v1?key=1", "model": "m", "rubric": "r"}, "credentials"),
+        ({"base_url": "http://x/v1", "rubric": "r"}, "model is required"),
+        ({"base_url": "http://x/v1", "model": "m"}, "exactly one of rubric"),
+        ({"base_url": "http://x", "model": "m", "rubric": "r", "scale_max": 0}, "scale_max"),
+        ({"base_url": "http://x", "model": "m", "rubric": "r", "fields": ["input"]}, "candidate"),
+    ],
+)
+def test_bad_options_are_config_errors(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(MetricError, match=message):
+        create_metric("llm_judge", options)
+
+
+def test_a_missing_key_variable_is_an_error_naming_it(tmp_path: Path) -> None:
+    metric = create_metric(
+        "llm_judge", {"base_url": "http://127.0.0.1:9/v1", "model": "m", "rubric": "r",
+                      "api_key_env": "NO_SUCH_KEY_VAR"}
+    )  # fmt: skip
+    metric.bind(MetricContext(root=tmp_path, cache_dir=None, environ={}))  # type: ignore[attr-defined]
+    with pytest.raises(MetricError, match="NO_SUCH_KEY_VAR"):
+        score_corpus([("j", metric)], ["a"], [["b"]], inputs=["q"])
+
+
+def test_gate_end_to_end_with_rationale_in_the_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bless, rerun from the cache, then a regression through the real command, exit 1."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("JUDGE_KEY", KEY)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    goldens = [
+        {"id": f"q{i}", "input": f"Capital of country {i}?", "references": ["Paris"]}
+        for i in range(12)
+    ]
+    (tmp_path / "goldens.jsonl").write_text(
+        "".join(json.dumps(g) + "\n" for g in goldens), encoding="utf-8"
+    )
+    (tmp_path / "rubric.md").write_text("Correct answers name Paris.\n", encoding="utf-8")
+    (tmp_path / "out").mkdir()
+
+    def outputs(texts: list[str]) -> None:
+        (tmp_path / "out" / "qa.jsonl").write_text(
+            "".join(
+                json.dumps({"id": g["id"], "output": t}) + "\n"
+                for g, t in zip(goldens, texts, strict=True)
+            ),
+            encoding="utf-8",
+        )
+
+    with fake_judge(by_answer) as server:
+        (tmp_path / "goldgate.yaml").write_text(
+            textwrap.dedent(
+                f"""
+                version: 1
+                system: {{predictions: "out/{{suite}}.jsonl"}}
+                suites:
+                  qa:
+                    goldens: goldens.jsonl
+                    metrics:
+                      llm_judge:
+                        base_url: {server.url}
+                        model: judge-1
+                        api_key_env: JUDGE_KEY
+                        rubric_file: rubric.md
+                        backoff_s: 0.001
+                        price_input_per_mtok: 1.0
+                    gate:
+                      llm_judge: {{max_drop: 5.0}}
+                report: {{formats: [md, html, json]}}
+                """
+            ),
+            encoding="utf-8",
+        )
+        outputs([f"It is Paris ({i})." for i in range(12)])
+        assert main(["bless", "-q"]) == 0
+        assert len(server.requests) == 12
+        assert main(["run"]) == 0
+        assert len(server.requests) == 12  # every judgment came from the cache
+        # Half the answers go wrong: a significant drop.
+        outputs([f"It is Lyon ({i})." if i % 2 else f"It is Paris ({i})." for i in range(12)])
+        assert main(["run"]) == 1
+        assert len(server.requests) == 18
+        report = tmp_path / "goldgate-report"
+        result = json.loads((report / "result.json").read_text())
+        from goldgate.result import RunResult
+
+        loaded = RunResult.from_json_file(report / "result.json")
+        regressed = next(ex for ex in loaded.suites[0].examples if ex.id == "q1")
+        assert regressed.notes == {"llm_judge": "wrong city"}
+        assert regressed.scores["llm_judge"] == 0.0
+        metric = result["suites"][0]["metrics"][0]
+        assert metric["components"]["prompt_tokens"] == 12 * PROMPT_TOKENS
+        markdown = (report / "report.md").read_text()
+        assert f"12 judgments, {12 * PROMPT_TOKENS:,} prompt +" in markdown
+        assert "**llm_judge**: wrong city" in markdown
+        html = (report / "report.html").read_text()
+        assert "wrong city" in html and "llm_judge: 12 judgments" in html
+        # A judge that cannot be read is an error (exit 2) naming the id, not a regression.
+        outputs([f"Maybe Marseille ({i})." for i in range(12)])
+        server.grade = lambda seen: Reply(content="five")
+        assert main(["run"]) == 2
+    out, err = capsys.readouterr()
+    assert "llm_judge: example 'q0'" in out + err
+    result = json.loads((report / "result.json").read_text())
+    assert result["verdict"] == "error"
+    for path in [*report.iterdir(), *(tmp_path / ".goldgate").rglob("*")]:
+        if path.is_file():
+            data = path.read_bytes()
+            if path.suffix == ".gz":
+                import gzip
+
+                data = gzip.decompress(data)
+            assert KEY.encode() not in data, path
+    assert KEY not in out + err

@@ -186,7 +186,7 @@ def child(directory: Path, action: str) -> None:
     timed(runner, "load_goldens", "load")
     timed(systems, "obtain_outputs", "load")
     timed(runner, "_load_baseline", "load")
-    timed(runner, "score_corpus", "metrics")
+    timed(runner, "score_arrays", "metrics")
     timed(runner, "evaluate_suite", "gate")
     timed(runner, "_examples", "json")
     timed(runner, "write_result", "json")

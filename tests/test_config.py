@@ -395,6 +395,7 @@ def test_schema_describes_every_key() -> None:
         "on_golden_change",
         "max_removed",
         "report",
+        "engine",
         "cache_dir",
         "history",
         "anchor",

@@ -4,6 +4,11 @@ Per suite it holds the golden set's content hash, each metric's signature, score
 statistic names, and per example (keyed by id) a digest of the example, its outputs and its
 additive statistics per metric and sample. Paired tests, flips and diffs need nothing else.
 
+A suite of :data:`PACK_MIN_EXAMPLES` examples or more is written compactly instead (schema
+``goldgate.baseline/2``): its scores, signatures, components and hashes stay readable JSON,
+and its ids, digests, outputs and statistics are packed blocks (see :mod:`goldgate.packed`),
+statistics as integers where they are integers. Files of schema 1 are read as before.
+
 The file is stable: keys are sorted, numbers are written as Python's shortest round-trip
 repr and nothing in it depends on the time, so blessing the same run twice gives the same
 bytes. Lists of numbers stay on one line, so a re-bless shows up in a diff as one line per
@@ -15,7 +20,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import weakref
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,9 +35,25 @@ from goldgate.gitinfo import GitFailed as _GitFailed
 from goldgate.gitinfo import git as _git
 from goldgate.inputs import MAX_NESTING, read_regular
 from goldgate.metrics.base import Metric
+from goldgate.packed import (
+    ColumnType,
+    PackError,
+    pack_bytes,
+    pack_columns,
+    pack_json,
+    unpack_bytes,
+    unpack_columns,
+    unpack_json,
+)
 from goldgate.stats import FloatArray, sample_score
 
 BASELINE_SCHEMA_VERSION: Literal["goldgate.baseline/1"] = "goldgate.baseline/1"
+#: The schema of a file with at least one packed suite.
+PACKED_SCHEMA_VERSION: Literal["goldgate.baseline/2"] = "goldgate.baseline/2"
+BASELINE_SCHEMA_VERSIONS = (BASELINE_SCHEMA_VERSION, PACKED_SCHEMA_VERSION)
+#: Suites with at least this many examples are packed: below it, a per-example JSON diff is
+#: worth its size (about 300 bytes per example instead of about 40).
+PACK_MIN_EXAMPLES = 5_000
 
 
 class _Model(BaseModel):
@@ -57,25 +80,124 @@ class BaselineExample(_Model):
     stats: dict[str, list[list[float]]]
 
 
+class PackedBlock(_Model):
+    """Bytes compressed with zlib, as base64, with the SHA-256 of the uncompressed bytes."""
+
+    sha256: str
+    data: str
+
+
+class PackedStats(PackedBlock):
+    """One metric's statistics: ``samples × k`` columns (sample-major), one type each."""
+
+    columns: list[ColumnType]
+
+
+class PackedExamples(_Model):
+    """A large suite's examples, packed; aligned by position with ``ids``."""
+
+    n: int = Field(ge=0)
+    #: a JSON list of the ids, in golden order
+    ids: PackedBlock
+    #: each example's 16-hex-digit digest as 8 raw bytes
+    digests: PackedBlock
+    #: a JSON list of each example's outputs (one per sample)
+    outputs: PackedBlock
+    stats: dict[str, PackedStats]
+
+
+@dataclass
+class _Table:
+    """A packed suite, decoded: positions by id, digests and statistics arrays."""
+
+    ids: list[str]
+    position: dict[str, int]
+    digests: list[str]
+    stats: dict[str, FloatArray]  # spec -> (samples, n, k)
+    outputs: list[list[str]] | None = None  # decoded on first use
+
+
+# Decoded tables live beside the models, not in them: pydantic compares private attributes
+# in ==, and a baseline read back must equal the one written, decoded or not.
+_TABLES: dict[int, _Table] = {}
+
+
 class SuiteBaseline(_Model):
-    """One suite as blessed."""
+    """One suite as blessed: ``examples`` by id, or (a large suite) ``packed``."""
 
     golden_hash: str
     goldens: str
     samples: int = Field(ge=1)
     metrics: dict[str, BaselineMetric]
-    examples: dict[str, BaselineExample]
+    examples: dict[str, BaselineExample] = Field(default_factory=dict)
+    packed: PackedExamples | None = None
     forced: list[str] | None = Field(
         default=None,
         description="gate checks that failed when this suite was blessed with"
         " --allow-regression (absent when none did)",
     )
 
+    # -- one view of both layouts -------------------------------------------------------------
+    def _table(self) -> _Table | None:
+        if self.packed is None:
+            return None
+        table = _TABLES.get(id(self))
+        if table is None:
+            table = _TABLES[id(self)] = _decode_table(self)
+            weakref.finalize(self, _TABLES.pop, id(self), None)
+        return table
+
+    @property
+    def n_examples(self) -> int:
+        """How many examples were blessed."""
+        return self.packed.n if self.packed is not None else len(self.examples)
+
+    def example_ids(self) -> list[str]:
+        """The blessed ids (golden order when packed, file order otherwise)."""
+        table = self._table()
+        return list(table.ids) if table is not None else list(self.examples)
+
+    def has_example(self, example_id: str) -> bool:
+        """Whether ``example_id`` was blessed."""
+        table = self._table()
+        return example_id in (table.position if table is not None else self.examples)
+
+    def digests(self) -> dict[str, str]:
+        """id → digest of every blessed example."""
+        table = self._table()
+        if table is not None:
+            return dict(zip(table.ids, table.digests, strict=True))
+        return {example_id: example.digest for example_id, example in self.examples.items()}
+
+    def outputs_of(self, example_id: str) -> list[str] | None:
+        """The blessed outputs of an example (one per sample), None when not blessed."""
+        table = self._table()
+        if table is None:
+            example = self.examples.get(example_id)
+            return example.outputs if example is not None else None
+        position = table.position.get(example_id)
+        if position is None:
+            return None
+        if table.outputs is None:
+            assert self.packed is not None
+            try:
+                table.outputs = _decode_outputs(self.packed, table.ids)
+            except PackError as exc:
+                raise BaselineError(f"damaged baseline: {exc}") from None
+        return table.outputs[position]
+
     def stats_array(self, spec: str, ids: Sequence[str]) -> FloatArray:
         """The statistics of ``spec`` for ``ids`` as a ``(samples, n, k)`` float64 array."""
         width = len(self.metrics[spec].stat_names)
         if not ids:
             return np.zeros((self.samples, 0, width), dtype=np.float64)
+        table = self._table()
+        if table is not None:
+            full = table.stats[spec]
+            if len(ids) == len(table.ids) and list(ids) == table.ids:
+                return full
+            positions = np.fromiter((table.position[i] for i in ids), dtype=np.int64)
+            return full[:, positions, :]
         rows = [self.examples[example_id].stats[spec] for example_id in ids]
         return (
             np.asarray(rows, dtype=np.float64)
@@ -83,11 +205,151 @@ class SuiteBaseline(_Model):
             .transpose(1, 0, 2)
         )
 
+    def restricted(self, ids: Sequence[str], *, golden_hash: str) -> SuiteBaseline:
+        """This baseline cut down to ``ids`` (all blessed), under another golden hash."""
+        if self.packed is None:
+            return self.model_copy(
+                update={
+                    "examples": {i: self.examples[i] for i in ids},
+                    "golden_hash": golden_hash,
+                }
+            )
+        digests = self.digests()
+        return SuiteBaseline.build(
+            golden_hash=golden_hash,
+            goldens=self.goldens,
+            samples=self.samples,
+            metrics=self.metrics,
+            ids=ids,
+            digests=[digests[i] for i in ids],
+            outputs=[self.outputs_of(i) or [] for i in ids],
+            stats={spec: self.stats_array(spec, ids) for spec in self.metrics},
+            packed=True,
+        )
+
+    # -- building ------------------------------------------------------------------------------
+    @classmethod
+    def build(
+        cls,
+        *,
+        golden_hash: str,
+        goldens: str,
+        samples: int,
+        metrics: dict[str, BaselineMetric],
+        ids: Sequence[str],
+        digests: Sequence[str],
+        outputs: Sequence[Sequence[str]],
+        stats: Mapping[str, FloatArray],
+        packed: bool | None = None,
+    ) -> SuiteBaseline:
+        """A suite baseline from aligned per-example data; ``stats`` are ``(samples, n, k)``.
+
+        ``packed`` chooses the layout; by default suites of ``PACK_MIN_EXAMPLES`` or more
+        examples are packed.
+        """
+        if packed is None:
+            packed = len(ids) >= PACK_MIN_EXAMPLES
+        if packed:
+            return cls(
+                golden_hash=golden_hash,
+                goldens=goldens,
+                samples=samples,
+                metrics=metrics,
+                packed=_encode_examples(ids, digests, outputs, stats),
+            )
+        rows = {spec: array.transpose(1, 0, 2).tolist() for spec, array in stats.items()}
+        examples = {
+            example_id: BaselineExample(
+                digest=digests[index],
+                outputs=list(outputs[index]),
+                stats={spec: rows[spec][index] for spec in rows},
+            )
+            for index, example_id in enumerate(ids)
+        }
+        return cls(
+            golden_hash=golden_hash,
+            goldens=goldens,
+            samples=samples,
+            metrics=metrics,
+            examples=examples,
+        )
+
+
+def _encode_examples(
+    ids: Sequence[str],
+    digests: Sequence[str],
+    outputs: Sequence[Sequence[str]],
+    stats: Mapping[str, FloatArray],
+) -> PackedExamples:
+    try:
+        digest_bytes = b"".join(bytes.fromhex(digest) for digest in digests)
+    except ValueError:
+        raise BaselineError("cannot pack a baseline whose digests are not hexadecimal") from None
+    if len(digest_bytes) != 8 * len(ids):
+        raise BaselineError("cannot pack a baseline whose digests are not 16 hex digits")
+    packed_stats = {}
+    for spec, array in stats.items():
+        samples, n, k = array.shape
+        columns, sha256, data = pack_columns(array.transpose(1, 0, 2).reshape(n, samples * k))
+        packed_stats[spec] = PackedStats(columns=columns, sha256=sha256, data=data)
+    return PackedExamples(
+        n=len(ids),
+        ids=_block(pack_json(list(ids))),
+        digests=_block(pack_bytes(digest_bytes)),
+        outputs=_block(pack_json([list(texts) for texts in outputs])),
+        stats=packed_stats,
+    )
+
+
+def _block(packed: tuple[str, str]) -> PackedBlock:
+    return PackedBlock(sha256=packed[0], data=packed[1])
+
+
+def _decode_table(suite: SuiteBaseline) -> _Table:
+    packed = suite.packed
+    assert packed is not None
+    n = packed.n
+    ids = unpack_json(packed.ids.data, packed.ids.sha256, "ids")
+    if not isinstance(ids, list) or len(ids) != n or not all(isinstance(i, str) for i in ids):
+        raise PackError(f"ids: expected a list of {n} strings")
+    position = {example_id: index for index, example_id in enumerate(ids)}
+    if len(position) != n:
+        raise PackError("ids: an id appears twice")
+    raw = unpack_bytes(packed.digests.data, packed.digests.sha256, "digests")
+    if len(raw) != 8 * n:
+        raise PackError(f"digests: {len(raw)} bytes, expected {8 * n}")
+    hexed = raw.hex()
+    digests = [hexed[16 * index : 16 * index + 16] for index in range(n)]
+    stats = {}
+    for spec, block in packed.stats.items():
+        metric = suite.metrics.get(spec)
+        if metric is None:
+            raise PackError(f"statistics of {spec!r}: not a metric of the suite")
+        width = len(metric.stat_names)
+        if len(block.columns) != suite.samples * width:
+            raise PackError(
+                f"statistics of {spec!r}: {len(block.columns)} columns, expected"
+                f" {suite.samples}×{width}"
+            )
+        flat = unpack_columns(block.columns, n, block.data, block.sha256, f"statistics of {spec!r}")
+        stats[spec] = np.ascontiguousarray(flat.reshape(n, suite.samples, width).transpose(1, 0, 2))
+    missing = [spec for spec in suite.metrics if spec not in stats]
+    if missing:
+        raise PackError(f"no statistics for metric {missing[0]!r}")
+    return _Table(ids=ids, position=position, digests=digests, stats=stats)
+
+
+def _decode_outputs(packed: PackedExamples, ids: Sequence[str]) -> list[list[str]]:
+    outputs = unpack_json(packed.outputs.data, packed.outputs.sha256, "outputs")
+    if not isinstance(outputs, list) or len(outputs) != len(ids):
+        raise PackError(f"outputs: expected a list of {len(ids)} lists of outputs")
+    return outputs
+
 
 class Baseline(_Model):
     """The whole baseline file."""
 
-    schema_version: Literal["goldgate.baseline/1"] = BASELINE_SCHEMA_VERSION
+    schema_version: Literal["goldgate.baseline/1", "goldgate.baseline/2"] = BASELINE_SCHEMA_VERSION
     goldgate_version: str
     suites: dict[str, SuiteBaseline]
 
@@ -140,9 +402,10 @@ def _explain(text: str, source: str) -> Baseline:
     if not isinstance(data, dict):
         raise BaselineError(f"{source}: damaged baseline: expected a JSON object")
     version = data.get("schema_version")
-    if version != BASELINE_SCHEMA_VERSION:
+    if version not in BASELINE_SCHEMA_VERSIONS:
         raise BaselineError(
-            f"{source}: not a goldgate baseline of schema {BASELINE_SCHEMA_VERSION!r}"
+            f"{source}: not a goldgate baseline of schema {BASELINE_SCHEMA_VERSION!r} or"
+            f" {PACKED_SCHEMA_VERSION!r}"
             f" (schema_version is {version!r}); run `goldgate bless` to write a new one"
         )
     try:
@@ -156,7 +419,16 @@ def _explain(text: str, source: str) -> Baseline:
 
 
 def _check_consistency(baseline: Baseline, source: str) -> None:
+    packs = any(suite.packed is not None for suite in baseline.suites.values())
+    if packs and baseline.schema_version != PACKED_SCHEMA_VERSION:
+        raise BaselineError(
+            f"{source}: damaged baseline: packed suites need schema_version"
+            f" {PACKED_SCHEMA_VERSION!r}, the file says {baseline.schema_version!r}"
+        )
     for name, suite in baseline.suites.items():
+        if suite.packed is not None:
+            _check_packed(suite, f"{source}: damaged baseline: suite {name!r}")
+            continue
         for example_id, example in suite.examples.items():
             where = f"{source}: damaged baseline: suite {name!r}, example {example_id!r}"
             if len(example.outputs) != suite.samples:
@@ -174,6 +446,20 @@ def _check_consistency(baseline: Baseline, source: str) -> None:
                         f"{where}: statistics of metric {spec!r} do not have the shape"
                         f" {suite.samples}×{len(metric.stat_names)}"
                     )
+
+
+def _check_packed(suite: SuiteBaseline, where: str) -> None:
+    """Decode a packed suite now, so damage is refused when the file is read, not later."""
+    packed = suite.packed
+    assert packed is not None
+    advice = "; restore it from git or run `goldgate bless` again"
+    if suite.examples:
+        raise BaselineError(f"{where}: both examples and packed examples{advice}")
+    try:
+        suite._table()
+        unpack_bytes(packed.outputs.data, packed.outputs.sha256, "outputs")
+    except PackError as exc:
+        raise BaselineError(f"{where}: {exc}{advice}") from None
 
 
 def read_baseline(path: Path) -> Baseline:
@@ -223,12 +509,22 @@ def read_baseline_at_ref(path: Path, ref: str, root: Path) -> Baseline | None:
 
 
 def dumps_baseline(baseline: Baseline) -> str:
-    """The file's text: sorted keys, indented objects, one-line lists of scalars."""
-    data = baseline.model_dump(mode="json")
-    for suite in data["suites"].values():
+    """The file's text: sorted keys, indented objects, one-line lists of scalars.
+
+    Schema 1 unless a suite is packed; a suite has either ``examples`` or ``packed``.
+    """
+    document = baseline.model_dump(mode="json")
+    packs = False
+    for suite in document["suites"].values():
         if suite.get("forced") is None:  # only a forced bless shows up in the file's diff
             suite.pop("forced", None)
-    return _dump(data, 0) + "\n"
+        if suite["packed"] is None:
+            del suite["packed"]
+        else:
+            packs = True
+            del suite["examples"]
+    document["schema_version"] = PACKED_SCHEMA_VERSION if packs else BASELINE_SCHEMA_VERSION
+    return _dump(document, 0) + "\n"
 
 
 def _dump(value: Any, level: int) -> str:
@@ -336,7 +632,7 @@ def verify_score(
     an "improvement", must not be believed.
     """
     blessed = suite_baseline.metrics[spec]
-    ids = list(suite_baseline.examples)
+    ids = suite_baseline.example_ids()
     with np.errstate(over="ignore", invalid="ignore"):
         recomputed = sample_score(metric, suite_baseline.stats_array(spec, ids)) if ids else None
     if recomputed is None:
@@ -356,18 +652,15 @@ def _check_examples_match(
 ) -> None:
     # Only a hand edit or a bad merge gets here: the hash says the goldens are the same, yet
     # the examples differ, and the gate would silently pair a subset of them.
-    blessed = suite_baseline.examples
-    if len(blessed) == len(digests) and all(
-        example_id in blessed and blessed[example_id].digest == digest
-        for example_id, digest in digests.items()
-    ):
+    blessed = suite_baseline.digests()
+    if blessed == digests:
         return
     problems = [f"example {i} is missing" for i in digests if i not in blessed]
     problems += [f"example {i} is not in the golden set" for i in blessed if i not in digests]
     problems += [
         f"example {i} has another digest"
         for i, digest in digests.items()
-        if i in blessed and blessed[i].digest != digest
+        if i in blessed and blessed[i] != digest
     ]
     shown = ", ".join(problems[:3]) + (
         f" and {len(problems) - 3} more" if len(problems) > 3 else ""
@@ -383,10 +676,10 @@ def _short_hash(value: str) -> str:
 
 
 def _golden_changes(suite_baseline: SuiteBaseline, digests: Mapping[str, str]) -> tuple[str, bool]:
-    blessed = suite_baseline.examples
+    blessed = suite_baseline.digests()
     added = [i for i in digests if i not in blessed]
     removed = [i for i in blessed if i not in digests]
-    changed = [i for i in digests if i in blessed and blessed[i].digest != digests[i]]
+    changed = [i for i in digests if i in blessed and blessed[i] != digests[i]]
     parts = []
     for label, ids in (("added", added), ("removed", removed), ("changed", changed)):
         if ids:

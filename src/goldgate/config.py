@@ -233,6 +233,32 @@ class SignificanceConfig(_Model):
     seed: int = Field(default=0, ge=0)  # numpy's generators refuse negative seeds
 
 
+class DaskConfig(_Model):
+    """A Dask cluster that scores and runs a callable system (the ``goldgate[dask]`` extra)."""
+
+    address: str = Field(
+        description="scheduler address (tcp://host:8786), or 'local' for a LocalCluster here",
+        min_length=1,
+    )
+
+
+class EngineConfig(_Model):
+    """How scoring runs: ``jobs`` processes on this machine, or a Dask cluster."""
+
+    jobs: int | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        description="scoring processes; default: every core for 5,000 examples or more, else 1",
+    )
+    dask: DaskConfig | None = Field(default=None, description="run on this Dask cluster")
+
+    @property
+    def dask_address(self) -> str | None:
+        """The Dask scheduler's address (or ``local``), None to run here."""
+        return self.dask.address if self.dask is not None else None
+
+
 ReportFormat = Literal["md", "html", "json", "junit"]
 ALL_REPORT_FORMATS: tuple[ReportFormat, ...] = ("md", "html", "json", "junit")
 
@@ -303,6 +329,7 @@ class Config(_Model):
         " baseline (removals can hide a regression); more fails the suite",
     )
     report: ReportConfig = Field(default_factory=ReportConfig)
+    engine: EngineConfig = Field(default_factory=EngineConfig)
     cache_dir: Path = Path(".goldgate")
     history: HistoryConfig | None = Field(
         default_factory=HistoryConfig, description="the run history; off (or false) for none"

@@ -188,7 +188,7 @@ def evaluate_suite(
     paired_pos: dict[str, int] = {}
     if baseline is not None:
         for example_id in scored.ids:
-            if example_id in baseline.examples:
+            if baseline.has_example(example_id):
                 paired_pos[example_id] = len(paired_ids)
                 paired_ids.append(example_id)
 

@@ -57,11 +57,11 @@ def shared_baseline(
                 f" baseline's (baseline {kept.signature}, now {signature}); scores are only"
                 " compared under the same settings; run `goldgate bless` to accept the new ones"
             )
-    old = blessed.examples
+    old = blessed.digests()
     added = [i for i in digests if i not in old]
-    edited = [i for i in digests if i in old and old[i].digest != digests[i]]
+    edited = [i for i in digests if i in old and old[i] != digests[i]]
     removed = [i for i in old if i not in digests]
-    shared = {i: old[i] for i in digests if i in old and old[i].digest == digests[i]}
+    shared = [i for i in digests if i in old and old[i] == digests[i]]
     change = GoldenChange(
         baseline_hash=blessed.golden_hash,
         n_shared=len(shared),
@@ -69,7 +69,7 @@ def shared_baseline(
         removed=_old_scores(blessed, removed, metrics),
         edited=_old_scores(blessed, edited, metrics),
     )
-    restricted = blessed.model_copy(update={"examples": shared, "golden_hash": golden_hash})
+    restricted = blessed.restricted(shared, golden_hash=golden_hash)
     return SharedBaseline(restricted, change)
 
 
@@ -87,11 +87,7 @@ def _old_scores(
         ChangedExample(
             id=example_id,
             baseline_scores={spec: values[index] for spec, values in scores.items()},
-            baseline_output=(
-                blessed.examples[example_id].outputs[0]
-                if blessed.examples[example_id].outputs
-                else None
-            ),
+            baseline_output=(outputs[0] if (outputs := blessed.outputs_of(example_id)) else None),
         )
         for index, example_id in enumerate(ids)
     ]

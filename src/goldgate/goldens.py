@@ -91,17 +91,23 @@ def content_hash(records: tuple[GoldenRecord, ...] | list[GoldenRecord]) -> str:
 
 def load_goldens(path: Path, suite: str) -> GoldenSet:
     """Read, validate and hash a golden set (format chosen by the file's suffix)."""
+    from goldgate.parquet import PARQUET_SUFFIXES
+
     suffix = path.suffix.lower()
-    if suffix not in JSONL_SUFFIXES + YAML_SUFFIXES + CSV_SUFFIXES:
-        known = ", ".join(JSONL_SUFFIXES + YAML_SUFFIXES + CSV_SUFFIXES)
+    if suffix not in JSONL_SUFFIXES + YAML_SUFFIXES + CSV_SUFFIXES + PARQUET_SUFFIXES:
+        known = ", ".join(JSONL_SUFFIXES + YAML_SUFFIXES + CSV_SUFFIXES + PARQUET_SUFFIXES)
         raise GoldenSetError(f"{path}: unknown golden set format {suffix!r} (use {known})")
-    text = read_utf8(path, GoldenSetError, what="golden set")
-    if suffix in JSONL_SUFFIXES:
-        raw = _read_jsonl(text, path)
-    elif suffix in YAML_SUFFIXES:
-        raw = _read_yaml(text, path)
+    raw: _Raw
+    if suffix in PARQUET_SUFFIXES:
+        raw = _read_parquet(path)
     else:
-        raw = _read_csv(text, path)
+        text = read_utf8(path, GoldenSetError, what="golden set")
+        if suffix in JSONL_SUFFIXES:
+            raw = _read_jsonl(text, path)
+        elif suffix in YAML_SUFFIXES:
+            raw = _read_yaml(text, path)
+        else:
+            raw = _read_csv(text, path)
     records: list[GoldenRecord] = []
     seen: dict[str, int] = {}
     for where, number, data in raw:
@@ -176,6 +182,14 @@ def _read_jsonl(text: str, path: Path) -> _Raw:
             GoldenSetError,
         )
         yield line_number, number, data
+
+
+def _read_parquet(path: Path) -> _Raw:
+    from goldgate.parquet import iter_rows
+
+    # A column a row does not use is null in Parquet, where JSONL would omit the key.
+    for number, row in iter_rows(path, GoldenSetError, what="golden set"):
+        yield number, number, {key: value for key, value in row.items() if value is not None}
 
 
 def _read_yaml(text: str, path: Path) -> _Raw:

@@ -27,7 +27,6 @@ from goldgate._version import __version__
 from goldgate.atomic import locked
 from goldgate.baseline import (
     Baseline,
-    BaselineExample,
     BaselineMetric,
     SuiteBaseline,
     read_baseline,
@@ -61,6 +60,7 @@ from goldgate.golden_change import describe, removed_check, shared_baseline
 from goldgate.goldens import GoldenSet, load_goldens
 from goldgate.metrics.batch import BatchMetric, MetricContext
 from goldgate.metrics.engine import MetricComputeError, score_corpus
+from goldgate.metrics.parallel import resolve_jobs, score_arrays
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
     CacheUse,
@@ -475,6 +475,7 @@ def score_suite(
             cache_dir=config.cache_dir,
             progress=progress,
             ignore=_own_files(config),
+            dask=config.engine.dask_address,
         )
         outputs.update(obtained.outputs)
         identity = obtained.identity
@@ -489,7 +490,13 @@ def score_suite(
                 dropped_reason=obtained.stale.reason if obtained.stale else None,
             )
     scored = score_outputs(
-        name, golden, outputs, create_suite_metrics(config, name), context=metric_context(config)
+        name,
+        golden,
+        outputs,
+        create_suite_metrics(config, name),
+        context=metric_context(config),
+        jobs=config.engine.jobs,
+        dask=config.engine.dask_address,
     )
     return replace(scored, cache=cache, identity=identity)
 
@@ -525,41 +532,62 @@ def score_outputs(
     metrics: dict[str, Any],
     *,
     context: MetricContext | None = None,
+    jobs: int | None = None,
+    dask: str | None = None,
 ) -> ScoredSuite:
-    """Score given outputs (id → one output per sample) of a golden set with ``metrics``."""
+    """Score given outputs (id → one output per sample) of a golden set with ``metrics``.
+
+    ``jobs`` processes score chunks of the set (None: every core on large sets), or the Dask
+    cluster at ``dask``; the statistics do not depend on either.
+    """
     ids = [record.id for record in golden.records]
     samples = _sample_count(name, ids, outputs)
     references = [list(record.references) for record in golden.records]
     inputs = [record.input for record in golden.records]
     pairs = list(metrics.items())
-    per_sample = []
+    workers = resolve_jobs(jobs, len(ids))
+    # Batch metrics need inputs, ids and context: they are scored in one pass here.
+    in_one_pass = any(isinstance(metric, BatchMetric) for _, metric in pairs)
+    per_sample: list[list[FloatArray]] = []
+    notes: dict[str, Any] = {}
     for s in range(samples):
+        candidates = [outputs[example_id][s] for example_id in ids]
         try:
-            per_sample.append(
-                score_corpus(
+            if in_one_pass:
+                results = score_corpus(
                     pairs,
-                    [outputs[example_id][s] for example_id in ids],
+                    candidates,
                     references,
                     inputs=inputs,
                     ids=ids,
                     sample=s,
                     context=context,
                 )
-            )
+                per_sample.append(
+                    [
+                        np.asarray(result.stats, dtype=np.float64).reshape(
+                            len(ids), len(metric.stat_names) or len(result.stats[0])
+                        )
+                        for (_, metric), result in zip(pairs, results, strict=True)
+                    ]
+                )
+                if s == 0:
+                    notes = {r.spec: r.notes for r in results if r.notes is not None}
+            else:
+                per_sample.append(
+                    score_arrays(pairs, candidates, references, jobs=workers, dask=dask)
+                )
         except MetricComputeError as exc:
             sample = f", sample {s}" if samples > 1 else ""
             raise exc.naming(f"suite {name!r}, id {ids[exc.index]!r}{sample}") from None
+    counts = [len(refs) for refs in references]
     scored_metrics = []
     for position, (spec, metric) in enumerate(pairs):
-        width = len(metric.stat_names) or len(per_sample[0][position].stats[0])
-        stats: FloatArray = np.asarray(
-            [per_sample[s][position].stats for s in range(samples)], dtype=np.float64
-        ).reshape(samples, len(ids), width)
-        signature = str(per_sample[0][position].signature)
+        stats: FloatArray = np.stack([per_sample[s][position] for s in range(samples)])
+        signature = str(metric.signature(counts))
         if not type(metric).__module__.startswith("goldgate."):
             _check_plugin_scores(name, spec, metric, stats, ids)
         scored_metrics.append(MetricScores(spec, metric, signature, stats))
-    notes = {result.spec: result.notes for result in per_sample[0] if result.notes is not None}
     return ScoredSuite(
         golden=golden,
         outputs=outputs,
@@ -740,7 +768,7 @@ def _examples(
     to_right = {spec: set(ids) for spec, ids in evaluation.flipped_to_right.items()}
     examples = []
     for index, record in enumerate(scored.golden.records):
-        old = blessed.examples.get(record.id) if blessed is not None else None
+        old = blessed.outputs_of(record.id) if blessed is not None else None
         # Built without re-validation: every field comes from validated, typed data, and
         # validating 10,000 examples would cost more than gating them.
         examples.append(
@@ -751,7 +779,7 @@ def _examples(
                 input=record.input,
                 references=list(record.references),
                 output=scored.outputs[record.id][0],
-                baseline_output=old.outputs[0] if old is not None and old.outputs else None,
+                baseline_output=old[0] if old else None,
                 scores={spec: values[index] for spec, values in evaluation.scores.items()},
                 baseline_scores={
                     spec: values[record.id]
@@ -774,7 +802,6 @@ def _examples(
 
 def suite_baseline(config: Config, scored: ScoredSuite) -> SuiteBaseline:
     """The baseline entry of a scored suite: everything a later paired comparison needs."""
-    samples = scored.samples
     metrics = {
         item.spec: BaselineMetric(
             signature=item.signature,
@@ -784,22 +811,17 @@ def suite_baseline(config: Config, scored: ScoredSuite) -> SuiteBaseline:
         )
         for item in scored.scores.metrics
     }
-    rows = {item.spec: item.stats.transpose(1, 0, 2).tolist() for item in scored.scores.metrics}
     digests = _digests(scored.golden)
-    examples = {
-        record.id: BaselineExample(
-            digest=digests[record.id],
-            outputs=list(scored.outputs[record.id]),
-            stats={spec: rows[spec][index] for spec in rows},
-        )
-        for index, record in enumerate(scored.golden.records)
-    }
-    return SuiteBaseline(
+    ids = scored.scores.ids
+    return SuiteBaseline.build(
         golden_hash=scored.golden.content_hash,
         goldens=_relative(config.suites[scored.scores.name].goldens, config.root),
-        samples=samples,
+        samples=scored.samples,
         metrics=metrics,
-        examples=examples,
+        ids=ids,
+        digests=[digests[example_id] for example_id in ids],
+        outputs=[scored.outputs[example_id] for example_id in ids],
+        stats={item.spec: item.stats for item in scored.scores.metrics},
     )
 
 
@@ -807,18 +829,19 @@ def _kept_outputs(config: Config, name: str, old: SuiteBaseline) -> dict[str, li
     """The blessed outputs ``bless --new-only`` keeps; an edited example is refused first."""
     golden = load_goldens(config.suites[name].goldens, name)
     digests = _digests(golden)
+    blessed_digests = old.digests()
     for example_id, digest in digests.items():
-        blessed = old.examples.get(example_id)
-        if blessed is not None and blessed.digest != digest:
+        blessed = blessed_digests.get(example_id)
+        if blessed is not None and blessed != digest:
             raise BaselineError(
                 f"suite {name!r}, example {example_id!r}: changed since it was blessed (input,"
                 " references or tags); run `goldgate bless` (without --new-only) to accept"
                 " every score again"
             )
     return {
-        example_id: list(old.examples[example_id].outputs)
+        example_id: list(old.outputs_of(example_id) or [])
         for example_id in digests
-        if example_id in old.examples
+        if example_id in blessed_digests
     }
 
 
@@ -844,47 +867,53 @@ def merge_new_only(
                 f"suite {name!r}, metric {spec!r}: the signature changed (baseline"
                 f" {kept.signature}, now {entry.signature}){advice}"
             )
-    examples: dict[str, BaselineExample] = {}
-    for example_id, new in fresh.examples.items():
-        blessed = old.examples.get(example_id)
-        if blessed is None:
-            examples[example_id] = new
-            continue
-        if blessed.digest != new.digest:
+    ids = list(scored.scores.ids)
+    old_digests = old.digests()
+    fresh_digests = fresh.digests()
+    for example_id in ids:
+        blessed = old_digests.get(example_id)
+        if blessed is not None and blessed != fresh_digests[example_id]:
             raise BaselineError(
                 f"suite {name!r}, example {example_id!r}: changed since it was blessed"
                 f" (input, references or tags){advice}"
             )
-        stats = {
-            spec: (blessed.stats[spec] if spec in old.metrics else new.stats[spec])
-            for spec in fresh.metrics
-        }
-        examples[example_id] = BaselineExample(
-            digest=blessed.digest, outputs=blessed.outputs, stats=stats
-        )
+    # Positions of the examples kept from the old baseline; the rest come from today.
+    kept_ids = [example_id for example_id in ids if example_id in old_digests]
+    kept_at = np.fromiter(
+        (index for index, example_id in enumerate(ids) if example_id in old_digests),
+        dtype=np.int64,
+    )
+    stats = {}
+    for spec in fresh.metrics:
+        array = np.array(fresh.stats_array(spec, ids), dtype=np.float64)
+        if spec in old.metrics and len(kept_ids):
+            array[:, kept_at, :] = old.stats_array(spec, kept_ids)
+        stats[spec] = array
+    outputs = [
+        old.outputs_of(example_id) or fresh.outputs_of(example_id) or [] for example_id in ids
+    ]
 
     metrics_by_spec = {item.spec: item.metric for item in scored.scores.metrics}
-    ids = [record.id for record in scored.golden.records]
     metrics = {}
     for spec, entry in fresh.metrics.items():
         metric = metrics_by_spec[spec]
-        array = np.asarray(
-            [examples[example_id].stats[spec] for example_id in ids], dtype=np.float64
-        ).reshape(len(ids), fresh.samples, len(entry.stat_names))
-        array = array.transpose(1, 0, 2)
         metrics[spec] = BaselineMetric(
             # today's signature: its nrefs describes the whole set as it is now
             signature=entry.signature,
-            score=sample_score(metric, array),
+            score=sample_score(metric, stats[spec]),
             stat_names=entry.stat_names,
-            components=metric.components(array.sum(axis=(0, 1)).tolist()),
+            components=metric.components(stats[spec].sum(axis=(0, 1)).tolist()),
         )
-    return SuiteBaseline(
+    return SuiteBaseline.build(
         golden_hash=fresh.golden_hash,
         goldens=fresh.goldens,
         samples=fresh.samples,
         metrics=metrics,
-        examples=examples,
+        ids=ids,
+        digests=[old_digests.get(example_id, fresh_digests[example_id]) for example_id in ids],
+        outputs=outputs,
+        stats=stats,
+        packed=fresh.packed is not None,
     )
 
 

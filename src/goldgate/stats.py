@@ -91,13 +91,52 @@ def resample_counts(n: int, *, resamples: int, seed: int) -> Iterator[FloatArray
 
 def resampled_totals(columns: FloatArray, *, resamples: int, seed: int) -> npt.NDArray[np.float64]:
     """Summed statistics of every resample: ``(resamples, m)`` from an ``(n, m)`` matrix."""
-    n, m = columns.shape
-    out = np.empty((resamples, m), dtype=np.float64)
-    row = 0
-    for counts in resample_counts(n, resamples=resamples, seed=seed):
-        out[row : row + counts.shape[0]] = counts @ columns
-        row += counts.shape[0]
-    return out
+    return resampled_totals_many([columns], resamples=resamples, seed=seed)[0]
+
+
+#: Above this many examples the product is tiled: resamples are drawn ``_PASS_ROWS`` at a
+#: time (counts kept as 2-byte integers) and multiplied ``_TILE`` examples at a time, so every
+#: pass reads each example's statistics once instead of once per two resamples. At 1,000,000
+#: examples that is the difference between hours and seconds; memory stays ~100 MB.
+_TILE = 32_768
+_PASS_ROWS = 32
+_COUNT_LIMIT = np.iinfo(np.uint16).max
+
+
+def resampled_totals_many(
+    blocks: Sequence[FloatArray], *, resamples: int, seed: int
+) -> list[FloatArray]:
+    """``resampled_totals`` of several ``(n, m_i)`` matrices with the same resamples.
+
+    The draws are those of ``resample_counts`` whatever the size: row by row from
+    ``default_rng(seed)``.
+    """
+    n = blocks[0].shape[0]
+    if n <= _TILE:
+        outs = [np.empty((resamples, block.shape[1]), dtype=np.float64) for block in blocks]
+        row = 0
+        for counts in resample_counts(n, resamples=resamples, seed=seed):
+            for out, block in zip(outs, blocks, strict=True):
+                out[row : row + counts.shape[0]] = counts @ block
+            row += counts.shape[0]
+        return outs
+    outs = [np.zeros((resamples, block.shape[1]), dtype=np.float64) for block in blocks]
+    rng = np.random.default_rng(seed)
+    counts = np.empty((_PASS_ROWS, n), dtype=np.uint16)
+    for start in range(0, resamples, _PASS_ROWS):
+        rows = min(_PASS_ROWS, resamples - start)
+        for offset in range(rows):
+            drawn = np.bincount(rng.integers(0, n, size=n), minlength=n)
+            if drawn.max() > _COUNT_LIMIT:  # beyond 2 bytes: never in practice, exact anyway
+                for out, block in zip(outs, blocks, strict=True):
+                    out[start + offset] = drawn.astype(np.float64) @ block
+                drawn[:] = 0
+            counts[offset] = drawn
+        for tile in range(0, n, _TILE):
+            part = counts[:rows, tile : tile + _TILE].astype(np.float64)
+            for out, block in zip(outs, blocks, strict=True):
+                out[start : start + rows] += part @ block[tile : tile + _TILE]
+    return outs
 
 
 def _flatten(stats: FloatArray) -> FloatArray:
@@ -162,7 +201,7 @@ def compare_many(
     if any(side.shape[0] > 1 for _, current, baseline in pairs for side in (current, baseline)):
         scored = _two_level_scores(pairs, resamples=resamples, seed=seed)
     else:
-        scored = _one_level_scores(pairs, np.hstack(blocks), resamples=resamples, seed=seed)
+        scored = _one_level_scores(pairs, blocks, resamples=resamples, seed=seed)
     results = []
     for (metric, current, baseline), (now, then) in zip(pairs, scored, strict=True):
         # A custom metric's huge scores may overflow here; inf and nan are then the honest
@@ -182,23 +221,25 @@ def compare_many(
 
 def _one_level_scores(
     pairs: Sequence[tuple[Metric[Any], FloatArray, FloatArray]],
-    columns: FloatArray,
+    blocks: Sequence[FloatArray] | FloatArray,
     *,
     resamples: int,
     seed: int,
 ) -> list[tuple[FloatArray, FloatArray]]:
-    """Per-resample scores of both sides, resampling examples only (one matrix product)."""
-    totals = resampled_totals(columns, resamples=resamples, seed=seed)
+    """Per-resample scores of both sides, resampling examples only (one product per block).
+
+    ``blocks`` are the sides' flattened statistics in order, or all of them side by side.
+    """
+    if isinstance(blocks, np.ndarray):
+        widths = [side.shape[0] * side.shape[2] for _, c, b in pairs for side in (c, b)]
+        edges = np.cumsum([0, *widths])
+        blocks = [blocks[:, edges[i] : edges[i + 1]] for i in range(len(widths))]
+    totals = iter(resampled_totals_many(blocks, resamples=resamples, seed=seed))
     scored = []
-    column = 0
     for metric, current, baseline in pairs:
-        sides = []
-        for side in (current, baseline):
-            width = side.shape[0] * side.shape[2]
-            sides.append(
-                _scores_of_totals(metric, totals[:, column : column + width], side.shape[0])
-            )
-            column += width
+        sides = [
+            _scores_of_totals(metric, next(totals), side.shape[0]) for side in (current, baseline)
+        ]
         scored.append((sides[0], sides[1]))
     return scored
 

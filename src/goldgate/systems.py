@@ -108,10 +108,14 @@ def obtain_outputs(
     root: Path,
     cache_dir: Path,
     progress: ProgressReporter | None = None,
+    dask: str | None = None,
 ) -> dict[str, list[str]]:
-    """Outputs of ``system`` for every record: id → ``system.samples`` outputs."""
+    """Outputs of ``system`` for every record: id → ``system.samples`` outputs.
+
+    With ``dask`` (a scheduler address or ``local``) a callable runs on that cluster.
+    """
     return collect_outputs(
-        system, golden, root=root, cache_dir=cache_dir, progress=progress
+        system, golden, root=root, cache_dir=cache_dir, progress=progress, dask=dask
     ).outputs
 
 
@@ -123,11 +127,13 @@ def collect_outputs(
     cache_dir: Path,
     progress: ProgressReporter | None = None,
     ignore: Sequence[Path] = (),
+    dask: str | None = None,
 ) -> Obtained:
     """Outputs of ``system`` for every record, and what the cache gave of them.
 
     ``ignore`` lists files whose changes do not change the system (goldgate's own: the
-    configuration, golden sets, baseline, reports), left out of its code fingerprint.
+    configuration, golden sets, baseline, reports), left out of its code fingerprint. With
+    ``dask`` (a scheduler address or ``local``) a callable runs on that cluster.
     """
     if system.kind == "predictions":
         return Obtained(
@@ -165,7 +171,20 @@ def collect_outputs(
     progress.start(total, label)
     progress.advance(resumed)
     try:
-        if calls and function is not None:
+        if calls and function is not None and dask is not None:
+            from goldgate.dask_engine import client_for, run_callable_on_dask
+
+            run_callable_on_dask(
+                client_for(dask),
+                system,
+                calls,
+                deliver,
+                root=str(root),
+                checked=_checked_output,
+                call_error=_call_error,
+                timeout_error=_timeout_error,
+            )
+        elif calls and function is not None:
             with guard_os_exit():
                 run_callable(function, calls, deliver, system=system)
         elif calls:
@@ -229,20 +248,12 @@ def command_identity(system: SystemConfig) -> dict[str, Any]:
 
 def read_predictions(path: Path, golden: GoldenSet, *, samples: int = 1) -> dict[str, list[str]]:
     """Read ``{"id", "output"}`` lines (``"outputs": [...]`` for samples > 1) for a golden set."""
-    text = read_utf8(path, InputError, what="predictions file")
     expected = golden.by_id()
     found: dict[str, list[str]] = {}
     lines: dict[str, int] = {}
     unknown: list[tuple[str, int]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
+    for number, item in _prediction_rows(path):
         where = f"{path}:{number}"
-        item = loads_json(
-            line,
-            where,
-            InputError,
-        )
         if not isinstance(item, dict):
             raise InputError(f"{where}: expected an object with 'id' and 'output'")
         record_id = _text_id(item.get("id"))
@@ -270,6 +281,21 @@ def read_predictions(path: Path, golden: GoldenSet, *, samples: int = 1) -> dict
             f"{_ids(missing)}"
         )
     return {record.id: found[record.id] for record in golden.records}
+
+
+def _prediction_rows(path: Path) -> Iterator[tuple[int, Any]]:
+    """``(line or row, item)`` of a JSONL predictions file, or of a Parquet one in batches."""
+    from goldgate.parquet import is_parquet, iter_rows
+
+    if is_parquet(path):
+        for number, row in iter_rows(path, InputError, what="predictions file"):
+            yield number, {key: value for key, value in row.items() if value is not None}
+        return
+    text = read_utf8(path, InputError, what="predictions file")
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        yield number, loads_json(line, f"{path}:{number}", InputError)
 
 
 def _prediction_outputs(item: dict[str, Any], samples: int, where: str) -> list[str]:

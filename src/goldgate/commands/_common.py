@@ -42,6 +42,38 @@ def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="show no progress")
 
 
+def add_jobs_argument(parser: argparse.ArgumentParser) -> None:
+    """``--jobs N``: scoring processes (overrides ``engine.jobs``)."""
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=_positive_int,
+        metavar="N",
+        help="score with N processes (default: engine.jobs, else every core for 5,000"
+        " examples or more); the numbers do not depend on it",
+    )
+
+
+def add_dask_argument(parser: argparse.ArgumentParser) -> None:
+    """``--dask ADDRESS``: score (and run a callable system) on a Dask cluster."""
+    parser.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="score, and run a callable system, on the Dask cluster at ADDRESS"
+        " (tcp://host:8786; 'local' starts one here); needs goldgate[dask]",
+    )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 1 <= value <= 1024:
+        raise argparse.ArgumentTypeError(f"expected 1 to 1024, got {value}")
+    return value
+
+
 def add_no_cache_argument(parser: argparse.ArgumentParser) -> None:
     """``--no-cache``: call the system for every example, reusing and recording nothing."""
     parser.add_argument(
@@ -53,11 +85,25 @@ def add_no_cache_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def load(args: argparse.Namespace) -> Config:
-    """The configuration named by ``--config``, or found in the current directory."""
+    """The configuration named by ``--config``, or found in the current directory.
+
+    ``--jobs`` and ``--dask``, where the command has them, override ``engine``.
+    """
     from goldgate.config import load_config
 
     path: Path | None = getattr(args, "config", None)
     config = load_config(path)
+    jobs: int | None = getattr(args, "jobs", None)
+    if jobs is not None:
+        config = config.model_copy(
+            update={"engine": config.engine.model_copy(update={"jobs": jobs})}
+        )
+    dask: str | None = getattr(args, "dask", None)
+    if dask is not None:
+        from goldgate.config import DaskConfig
+
+        engine = config.engine.model_copy(update={"dask": DaskConfig(address=dask)})
+        config = config.model_copy(update={"engine": engine})
     if getattr(args, "no_cache", False):
         config = config.without_cache()
     return config

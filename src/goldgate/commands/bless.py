@@ -7,6 +7,8 @@ import argparse
 from goldgate import console
 from goldgate.commands._common import (
     add_config_argument,
+    add_dask_argument,
+    add_jobs_argument,
     add_no_cache_argument,
     add_quiet_argument,
     add_suite_argument,
@@ -31,6 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="add only examples (and metrics) new since the last bless; keep every blessed"
         " score as it is, and call the system for the new examples only",
     )
+    add_jobs_argument(parser)
+    add_dask_argument(parser)
     parser.add_argument(
         "--allow-regression",
         action="store_true",

@@ -30,7 +30,7 @@ class _Scores:
 
 def read_scores(path: Path) -> _Scores:
     """The suite scores of a result or baseline file; ``InputError`` naming it otherwise."""
-    from goldgate.baseline import BASELINE_SCHEMA_VERSION, parse_baseline
+    from goldgate.baseline import BASELINE_SCHEMA_VERSIONS, parse_baseline
     from goldgate.errors import InputError
     from goldgate.inputs import json_problem, loads_json, read_regular
     from goldgate.result import RunResult
@@ -45,7 +45,7 @@ def read_scores(path: Path) -> _Scores:
     if not isinstance(document, dict):
         raise InputError(f"{path}: not a goldgate result or baseline (not a JSON object)")
     kind = document.get("schema_version")
-    if kind == BASELINE_SCHEMA_VERSION:
+    if kind in BASELINE_SCHEMA_VERSIONS:
         baseline = parse_baseline(text, str(path))
         return _Scores(
             {

@@ -9,6 +9,8 @@ from pathlib import Path
 from goldgate import console
 from goldgate.commands._common import (
     add_config_argument,
+    add_dask_argument,
+    add_jobs_argument,
     add_no_cache_argument,
     add_quiet_argument,
     add_suite_argument,
@@ -68,6 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="in GitHub mode, do not post or update the pull-request comment",
     )
+    add_jobs_argument(parser)
+    add_dask_argument(parser)
     add_no_cache_argument(parser)
     add_quiet_argument(parser)
 

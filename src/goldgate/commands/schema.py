@@ -30,10 +30,10 @@ def schema_of(which: str) -> dict[str, Any]:
         document = RunResult.model_json_schema()
         document["title"] = f"goldgate result ({RESULT_SCHEMA_VERSION})"
     elif which == "baseline":
-        from goldgate.baseline import BASELINE_SCHEMA_VERSION, Baseline
+        from goldgate.baseline import BASELINE_SCHEMA_VERSIONS, Baseline
 
         document = Baseline.model_json_schema()
-        document["title"] = f"goldgate baseline ({BASELINE_SCHEMA_VERSION})"
+        document["title"] = f"goldgate baseline ({' or '.join(BASELINE_SCHEMA_VERSIONS)})"
     else:
         from goldgate.config import config_json_schema
 

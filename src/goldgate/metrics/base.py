@@ -375,6 +375,11 @@ class Metric(ABC, Generic[OptionsT]):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.options!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt from its options in a scoring worker: what __init__ derives from them (a
+        # stemming tokenizer, a compiled regex) need not be picklable itself.
+        return (type(self), (self.options,))
+
 
 def sum_stats(rows: Sequence[Sequence[float]], width: int | None = None) -> list[float]:
     """Column sums of per-example statistics (an empty corpus sums to zeros)."""

@@ -25,6 +25,10 @@ class MetricComputeError(MetricError):
         self.problem = problem
         super().__init__(f"metric {spec!r}: {problem} (example {index + 1})")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Raised in a scoring worker and pickled back: rebuilt from its parts, not its message.
+        return (MetricComputeError, (self.spec, self.index, self.problem))
+
     def naming(self, where: str) -> MetricError:
         """The same error, the example named by ``where`` (``suite 'qa', id 'q7'``)."""
         return MetricError(f"metric {self.spec!r}: {self.problem} ({where})")

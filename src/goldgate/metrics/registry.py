@@ -70,6 +70,9 @@ class FunctionMetric(Metric[MetricOptions]):
         # An error rate written as a function says so with `function.higher_is_better = False`.
         self.higher_is_better = bool(getattr(function, "higher_is_better", True))  # type: ignore[misc]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FunctionMetric, (self.name, self.function, self.options))
+
     def preprocess_key(self) -> Any:
         return ("raw",)
 

@@ -1,0 +1,297 @@
+"""How goldgate scales: time, peak memory and file sizes from 10,000 to 1,000,000 examples.
+
+For each size a project is generated (short QA-like records: a question, one to three
+references, a tag; predictions 70 % right), gated with BLEU, chrF, ROUGE-1/2/L, exact match
+and token F1 and a paired bootstrap of 1,000 resamples, and these commands are run as fresh
+processes, each with ``--jobs 1`` and ``--jobs 2``:
+
+  check          validate config, goldens and baseline (run once, no scoring)
+  run            the first run, no baseline yet
+  bless          write the baseline
+  run+baseline   a run against that baseline, with 5 % of the outputs changed
+
+Printed per command: wall seconds, peak memory (the whole process tree, sampled every
+20 ms from /proc, so a pool's workers count) and the files written (result.json, the report
+directory, the baseline and its bytes per example); then the slopes between sizes (time
+and memory per example), which say what a bigger set costs.
+
+    python benchmarks/bench_scale.py                      # 10k, 100k, 1M
+    python benchmarks/bench_scale.py --sizes 10000 100000 --jobs 1 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+CONFIG = """\
+version: 1
+system: {{predictions: "predictions.jsonl"}}
+suites:
+  qa:
+    goldens: goldens.jsonl
+    metrics: {{bleu: {{}}, chrf: {{}}, rouge1: {{}}, rouge2: {{}}, rougeL: {{}},
+               exact_match: {{}}, token_f1: {{}}}}
+    gate:
+      bleu: {{max_drop: 1.0}}
+      chrf: {{max_drop: 1.0}}
+      rougeL: {{max_drop: 1.0, slices: true}}
+      exact_match: {{max_drop: 1.0, max_flips: {flips}}}
+      token_f1: {{max_drop: 1.0}}
+significance: {{method: paired_bootstrap, resamples: {resamples}, alpha: 0.05, seed: 0}}
+report: {{dir: report, formats: [{formats}]}}
+"""
+
+WORDS = [
+    "the",
+    "a",
+    "of",
+    "to",
+    "in",
+    "and",
+    "city",
+    "river",
+    "year",
+    "people",
+    "who",
+    "what",
+    "when",
+    "where",
+    "which",
+    "how",
+    "many",
+    "first",
+    "last",
+    "team",
+    "war",
+    "king",
+    "queen",
+    "born",
+    "died",
+    "capital",
+    "country",
+    "president",
+    "university",
+    "company",
+    "1066",
+    "1914",
+    "1945",
+    "2001",
+    "three",
+    "seven",
+    "million",
+    "percent",
+    "north",
+    "south",
+    "east",
+    "west",
+    "new",
+    "old",
+]
+
+
+def generate(directory: Path, size: int, formats: str, resamples: int) -> None:
+    """goldens.jsonl, predictions.jsonl (blessed) and changed.jsonl (5 % differ), seeded."""
+    rng = random.Random(size)
+    (directory / "goldgate.yaml").write_text(
+        CONFIG.format(flips=size, resamples=resamples, formats=formats)
+    )
+    tags = ["history", "geography", "science", "sport"]
+    with (
+        (directory / "goldens.jsonl").open("w") as goldens,
+        (directory / "predictions.jsonl").open("w") as blessed,
+        (directory / "changed.jsonl").open("w") as changed,
+    ):
+        for index in range(size):
+            answer = " ".join(rng.choices(WORDS, k=rng.randint(1, 6)))
+            refs = [answer] + [
+                " ".join(rng.choices(WORDS, k=rng.randint(1, 6))) for _ in range(rng.randint(0, 2))
+            ]
+            question = " ".join(rng.choices(WORDS, k=rng.randint(6, 14))) + " ?"
+            example_id = f"q{index:07d}"
+            record = {"id": example_id, "input": question, "references": refs}
+            record["tags"] = [tags[index % 4]]
+            goldens.write(json.dumps(record) + "\n")
+            output = answer if rng.random() < 0.7 else " ".join(rng.choices(WORDS, k=3))
+            blessed.write(json.dumps({"id": example_id, "output": output}) + "\n")
+            if rng.random() < 0.05:
+                output = " ".join(rng.choices(WORDS, k=2))
+            changed.write(json.dumps({"id": example_id, "output": output}) + "\n")
+
+
+def _tree_rss(pid: int) -> int:
+    """Resident bytes of a process and all its descendants."""
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            with open(f"/proc/{current}/statm") as handle:
+                total += int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as handle:
+                    stack += [int(child) for child in handle.read().split()]
+        except (FileNotFoundError, ProcessLookupError, ValueError):
+            continue
+    return total
+
+
+def measure(directory: Path, argv: list[str]) -> tuple[float, float, int]:
+    """Run ``goldgate ARGV`` in ``directory``: wall seconds, peak tree MiB, exit code."""
+    script = Path(sys.executable).parent / "goldgate"
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "goldgate.cli"]
+    begin = time.perf_counter()
+    process = subprocess.Popen(
+        [*command, *argv], cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, _tree_rss(process.pid))
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - begin
+    done.set()
+    sampler.join()
+    assert process.stderr is not None
+    errors = process.stderr.read().decode("utf-8", "replace")
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        sys.stderr.write(errors)
+        raise SystemExit(f"goldgate {' '.join(argv)} failed with exit code {code}")
+    # ru_maxrss covers the main process when the sampler missed a short peak
+    return seconds, max(peak / 2**20, usage.ru_maxrss / 1024), code
+
+
+def _size(path: Path) -> int:
+    if path.is_dir():
+        return sum(item.stat().st_size for item in path.rglob("*") if item.is_file())
+    return path.stat().st_size if path.exists() else 0
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.1f} MB"
+
+
+def bench_size(size: int, jobs: list[int], formats: str, resamples: int) -> list[dict[str, object]]:
+    """Every command at one size; one row per (command, jobs)."""
+    rows: list[dict[str, object]] = []
+    with tempfile.TemporaryDirectory(prefix=f"goldgate-scale-{size}-") as name:
+        directory = Path(name)
+        generate(directory, size, formats, resamples)
+        for job in jobs:
+            predictions = directory / "predictions.jsonl"
+            baseline = directory / "goldgate.baseline.json"
+            baseline.unlink(missing_ok=True)
+            steps = [("run", ["run", "-q"]), ("bless", ["bless", "-q"])]
+            for label, argv in steps:
+                seconds, peak, _ = measure(directory, [*argv, "--jobs", str(job)])
+                rows.append(_row(directory, size, label, job, seconds, peak))
+            # the gate against the blessed baseline, with changed outputs
+            blessed = directory / "blessed.jsonl"
+            predictions.rename(blessed)
+            (directory / "changed.jsonl").rename(predictions)
+            seconds, peak, code = measure(directory, ["run", "-q", "--jobs", str(job)])
+            row = _row(directory, size, "run+baseline", job, seconds, peak)
+            row["exit"] = code
+            rows.append(row)
+            predictions.rename(directory / "changed.jsonl")
+            blessed.rename(predictions)
+        seconds, peak, _ = measure(directory, ["check"])
+        rows.insert(0, _row(directory, size, "check", 0, seconds, peak))
+    return rows
+
+
+def _row(
+    directory: Path, size: int, label: str, jobs: int, seconds: float, peak: float
+) -> dict[str, object]:
+    baseline = _size(directory / "goldgate.baseline.json")
+    row: dict[str, object] = {
+        "size": size,
+        "command": label,
+        "jobs": jobs,
+        "seconds": seconds,
+        "peak_mib": peak,
+        "result_json": _size(directory / "report" / "result.json") if label != "check" else 0,
+        "report_dir": _size(directory / "report") if label != "check" else 0,
+        "baseline": baseline if label in ("bless", "check") else 0,
+    }
+    # each measurement as it is made, so an interrupted run still leaves its figures
+    print(json.dumps(row), file=sys.stderr, flush=True)
+    return row
+
+
+def print_rows(rows: list[dict[str, object]]) -> None:
+    """A Markdown table of every measurement."""
+    print("| examples | command | jobs | time | peak memory | result.json | reports | baseline |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|")
+    for row in rows:
+        size = int(row["size"])  # type: ignore[call-overload]
+        baseline = int(row["baseline"])  # type: ignore[call-overload]
+        per_example = f" ({baseline / size:.0f} B/example)" if baseline else ""
+        print(
+            f"| {size:,} | {row['command']} | {row['jobs'] or '-'} | {row['seconds']:.1f} s"
+            f" | {row['peak_mib']:.0f} MiB | {_mb(int(row['result_json']))}"  # type: ignore[call-overload]
+            f" | {_mb(int(row['report_dir']))} | {_mb(baseline) if baseline else '-'}"  # type: ignore[call-overload]
+            f"{per_example} |"
+        )
+
+
+def print_slopes(rows: list[dict[str, object]]) -> None:
+    """Time and memory per example between consecutive sizes, per command and jobs."""
+    print()
+    print("| command | jobs | sizes | time per 1k examples | memory per example |")
+    print("|---|---:|---|---:|---:|")
+    keys = sorted({(str(r["command"]), int(r["jobs"])) for r in rows})  # type: ignore[call-overload]
+    for command, jobs in keys:
+        points = sorted(
+            (int(r["size"]), float(r["seconds"]), float(r["peak_mib"]))  # type: ignore[call-overload, arg-type]
+            for r in rows
+            if r["command"] == command and r["jobs"] == jobs
+        )
+        for (n1, t1, m1), (n2, t2, m2) in itertools.pairwise(points):
+            slope_t = (t2 - t1) / (n2 - n1) * 1000
+            slope_m = (m2 - m1) * 2**20 / (n2 - n1)
+            print(
+                f"| {command} | {jobs or '-'} | {n1:,} → {n2:,} | {slope_t:.3f} s"
+                f" | {slope_m:,.0f} B |"
+            )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument(
+        "--formats", default="json", help="report formats, comma-separated (default: json)"
+    )
+    parser.add_argument("--json", type=Path, help="also write every measurement here")
+    args = parser.parse_args()
+    rows: list[dict[str, object]] = []
+    for size in args.sizes:
+        rows += bench_size(size, args.jobs, args.formats, args.resamples)
+        print(f"[{size:,} done]", file=sys.stderr, flush=True)
+    print_rows(rows)
+    print_slopes(rows)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,236 @@
+"""The compact (packed) baseline of large suites: exact round trips, refusal when damaged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from goldgate import baseline as baseline_module
+from goldgate.baseline import (
+    Baseline,
+    BaselineMetric,
+    SuiteBaseline,
+    dumps_baseline,
+    read_baseline,
+    record_digest,
+    write_baseline,
+)
+from goldgate.config import load_config
+from goldgate.errors import BaselineError
+from goldgate.packed import pack_columns, unpack_columns
+from goldgate.runner import bless, run
+from tests.test_scale import make_project
+
+
+def _suite(n: int = 50, samples: int = 2, packed: bool = True) -> SuiteBaseline:
+    rng = np.random.default_rng(1)
+    counts = rng.integers(0, 300, size=(samples, n, 3)).astype(np.float64)
+    counts[0, 0, 2] = 70_000.0  # a column that needs 4 bytes
+    fractions = rng.random(size=(samples, n, 2))
+    fractions[0, 1, 0] = -0.0
+    ids = [f"id-{i}" if i % 7 else f'ünï {i}\n"x"' for i in range(n)]
+    return SuiteBaseline.build(
+        golden_hash="sha256:abc",
+        goldens="goldens/big.jsonl",
+        samples=samples,
+        metrics={
+            "counts": BaselineMetric(signature="a", score=1.5, stat_names=["x", "y", "z"]),
+            "fractions": BaselineMetric(signature="b", score=2.5, stat_names=["p", "q"]),
+        },
+        ids=ids,
+        digests=[record_digest(i, [i], []) for i in ids],
+        outputs=[[f"out {i} ü", f"out {i} \u0000 two"][:samples] for i in ids],
+        stats={"counts": counts, "fractions": fractions},
+        packed=packed,
+    )
+
+
+def _write(tmp_path: Path, suite: SuiteBaseline) -> Path:
+    path = tmp_path / "goldgate.baseline.json"
+    write_baseline(path, Baseline(goldgate_version="0.1.0", suites={"big": suite}))
+    return path
+
+
+def test_packed_round_trip_is_exact_and_stable(tmp_path: Path) -> None:
+    plain = _suite(packed=False)
+    packed = _suite(packed=True)
+    path = _write(tmp_path, packed)
+    first = path.read_bytes()
+    document = json.loads(first)
+    assert document["schema_version"] == "goldgate.baseline/2"
+    suite_json = document["suites"]["big"]
+    assert "examples" not in suite_json
+    # the readable part stays readable
+    assert suite_json["metrics"]["counts"]["score"] == 1.5
+    # integers where integers: 2 bytes for counts up to 299, 4 for 70,000; fractions f8
+    assert suite_json["packed"]["stats"]["counts"]["columns"] == ["u2", "u2", "u4"] + ["u2"] * 3
+    assert suite_json["packed"]["stats"]["fractions"]["columns"] == ["f8"] * 4
+    read = read_baseline(path).suites["big"]
+    assert read == packed
+    ids = plain.example_ids()
+    assert read.example_ids() == ids
+    assert read.digests() == plain.digests()
+    for spec in ("counts", "fractions"):
+        got, want = read.stats_array(spec, ids), plain.stats_array(spec, ids)
+        assert got.tobytes() == want.tobytes()
+        subset = [ids[5], ids[0], ids[33]]
+        assert read.stats_array(spec, subset).tobytes() == plain.stats_array(spec, subset).tobytes()
+    assert np.signbit(read.stats_array("fractions", ids)[0, 1, 0])
+    for example_id in ids:
+        assert read.outputs_of(example_id) == plain.outputs_of(example_id)
+        assert read.has_example(example_id)
+    assert read.outputs_of("nope") is None and not read.has_example("nope")
+    write_baseline(path, read_baseline(path))
+    assert path.read_bytes() == first
+
+
+def test_integer_columns_are_stored_as_small_integers() -> None:
+    array = np.array([[0, 255, 256, 1.5, -3], [3, 1, 65_536, 2.0, 4]], dtype=np.float64)
+    kinds, sha256, data = pack_columns(array)
+    assert kinds == ["u1", "u1", "u4", "f8", "i8"]
+    assert unpack_columns(kinds, 2, data, sha256, "x").tobytes() == array.tobytes()
+
+
+def test_a_schema_1_file_still_reads_and_small_suites_stay_readable(tmp_path: Path) -> None:
+    path = _write(tmp_path, _suite(packed=False))
+    text = path.read_text()
+    assert json.loads(text)["schema_version"] == "goldgate.baseline/1"
+    assert '"packed"' not in text
+    assert read_baseline(path).suites["big"].n_examples == 50
+
+
+def _damage(tmp_path: Path, edit: Any) -> str:
+    path = _write(tmp_path, _suite())
+    document = json.loads(path.read_text())
+    edit(document["suites"]["big"]["packed"], document)
+    path.write_text(json.dumps(document))
+    with pytest.raises(BaselineError) as caught:
+        read_baseline(path)
+    return str(caught.value)
+
+
+def _flip(block: dict[str, Any]) -> None:
+    data = block["data"]
+    middle = len(data) // 2
+    block["data"] = data[:middle] + ("A" if data[middle] != "A" else "B") + data[middle + 1 :]
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda p, d: _flip(p["stats"]["counts"]), "statistics of 'counts'"),
+        (lambda p, d: _flip(p["ids"]), "ids"),
+        (lambda p, d: _flip(p["digests"]), "digests"),
+        (lambda p, d: _flip(p["outputs"]), "outputs"),
+        (lambda p, d: p["stats"]["counts"].update(sha256="0" * 64), "does not match its sha256"),
+        (lambda p, d: p["stats"]["counts"]["columns"].pop(), "columns, expected 2×3"),
+        (lambda p, d: p["stats"]["counts"].update(columns=["u1"] * 6), "need"),
+        (lambda p, d: p.update(n=49), "expected a list of 49"),
+        (lambda p, d: p["stats"].pop("fractions"), "no statistics for metric 'fractions'"),
+        (lambda p, d: d.update(schema_version="goldgate.baseline/1"), "need schema_version"),
+        (lambda p, d: p["stats"]["counts"].update(data="!!!"), "does not decode"),
+    ],
+)
+def test_a_damaged_packed_suite_is_refused(tmp_path: Path, edit: Any, expected: str) -> None:
+    message = _damage(tmp_path, edit)
+    assert "damaged baseline" in message and expected in message
+    assert "'big'" in message or "schema_version" in message
+
+
+def test_packed_baseline_gates_exactly_like_the_json_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(tmp_path, 60, seed=5)
+    monkeypatch.chdir(tmp_path)
+    config = load_config(tmp_path / "goldgate.yaml")
+    results, sizes = {}, {}
+    for label, threshold in (("json", 10**9), ("packed", 1)):
+        monkeypatch.setattr(baseline_module, "PACK_MIN_EXAMPLES", threshold)
+        bless(config)
+        sizes[label] = config.baseline.stat().st_size
+        # change the outputs so that the gate compares, pairs and flips
+        preds = tmp_path / "preds" / "gen.jsonl"
+        original = preds.read_text()
+        lines = original.splitlines()
+        lines[3] = json.dumps({"id": "e3", "outputs": ["different", "text"]})
+        preds.write_text("\n".join(lines) + "\n")
+        run(config)
+        preds.write_text(original)
+        document = json.loads((tmp_path / "out" / "result.json").read_text())
+        document.pop("created_at")
+        results[label] = document
+    assert results["json"] == results["packed"]
+    assert results["packed"]["suites"][0]["metrics"][0]["baseline"] is not None
+    assert sizes["packed"] < sizes["json"]
+    assert "goldgate.baseline/2" in config.baseline.read_text()
+
+
+def test_bless_new_only_keeps_a_packed_baseline_packed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(tmp_path, 40, seed=2)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(baseline_module, "PACK_MIN_EXAMPLES", 1)
+    config = load_config(tmp_path / "goldgate.yaml")
+    bless(config)
+    before = read_baseline(config.baseline).suites["gen"]
+    # a new example appears; the old ones keep their blessed outputs and statistics
+    goldens = tmp_path / "goldens" / "gen.jsonl"
+    goldens.write_text(
+        goldens.read_text()
+        + json.dumps({"id": "new", "input": "q", "references": ["a b"], "tags": ["x"]})
+        + "\n"
+    )
+    preds = tmp_path / "preds" / "gen.jsonl"
+    lines = preds.read_text().splitlines()
+    lines[0] = json.dumps({"id": "e0", "outputs": ["changed", "changed"]})
+    lines.append(json.dumps({"id": "new", "outputs": ["a b", "a"]}))
+    preds.write_text("\n".join(lines) + "\n")
+    bless(config, new_only=True)
+    after = read_baseline(config.baseline).suites["gen"]
+    assert after.packed is not None
+    assert after.n_examples == 41
+    assert after.outputs_of("e0") == before.outputs_of("e0")
+    assert after.outputs_of("new") == ["a b", "a"]
+    old_ids = before.example_ids()
+    assert after.stats_array("bleu", old_ids).tobytes() == (
+        before.stats_array("bleu", old_ids).tobytes()
+    )
+
+
+def test_dumps_never_writes_both_layouts() -> None:
+    text = dumps_baseline(Baseline(goldgate_version="0.1.0", suites={"big": _suite(n=5)}))
+    suite = json.loads(text)["suites"]["big"]
+    assert set(suite) == {"golden_hash", "goldens", "samples", "metrics", "packed"}
+
+
+def test_a_changed_golden_set_is_gated_alike_with_either_layout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(tmp_path, 50, seed=8)
+    monkeypatch.chdir(tmp_path)
+    config = load_config(tmp_path / "goldgate.yaml")
+    goldens = tmp_path / "goldens" / "gen.jsonl"
+    original = goldens.read_text()
+    results = {}
+    for label, threshold in (("json", 10**9), ("packed", 1)):
+        monkeypatch.setattr(baseline_module, "PACK_MIN_EXAMPLES", threshold)
+        goldens.write_text(original)
+        bless(config)
+        lines = original.splitlines()
+        edited = json.loads(lines[4])
+        edited["references"] = ["an edited reference"]
+        lines[4] = json.dumps(edited)
+        goldens.write_text("\n".join(lines[:-1]) + "\n")  # the last example removed
+        run(config)
+        document = json.loads((tmp_path / "out" / "result.json").read_text())
+        document.pop("created_at")
+        results[label] = document
+    assert results["json"] == results["packed"]
+    assert "golden_change" in json.dumps(results["packed"]) or "removed" in json.dumps(
+        results["packed"]
+    )

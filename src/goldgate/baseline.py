@@ -30,7 +30,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldgate.atomic import write_text_atomic
-from goldgate.errors import BaselineError
+from goldgate.errors import BaselineError, first_of
 from goldgate.gitinfo import GitFailed as _GitFailed
 from goldgate.gitinfo import git as _git
 from goldgate.inputs import MAX_NESTING, read_regular
@@ -662,9 +662,7 @@ def _check_examples_match(
         for i, digest in digests.items()
         if i in blessed and blessed[i] != digest
     ]
-    shown = ", ".join(problems[:3]) + (
-        f" and {len(problems) - 3} more" if len(problems) > 3 else ""
-    )
+    shown = first_of(problems, 3)
     raise BaselineError(
         f"{source}: damaged baseline: suite {suite!r}: its golden hash matches the golden set"
         f" but its examples do not ({shown}); restore it from git or run `goldgate bless` again"
@@ -683,7 +681,6 @@ def _golden_changes(suite_baseline: SuiteBaseline, digests: Mapping[str, str]) -
     parts = []
     for label, ids in (("added", added), ("removed", removed), ("changed", changed)):
         if ids:
-            shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
-            parts.append(f"{len(ids)} {label}: {shown}")
+            parts.append(f"{len(ids)} {label}: {first_of(ids, 5)}")
     detail = f": {'; '.join(parts)}" if parts else ""
     return detail, bool(added) and not changed

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class GoldgateError(Exception):
     """Base of every error goldgate reports to a user (exit code 2)."""
@@ -64,6 +66,12 @@ def describe_exception(exc: BaseException, *, limit: int = 500) -> str:
     if text.isprintable():
         return f"{name}: {text}"
     return f"{name}: {text!r}"
+
+
+def first_of(items: Sequence[str], limit: int) -> str:
+    """``a, b, c and 7 more``: the first ``limit`` items of a list a message names."""
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
 def did_you_mean(word: str, choices: list[str] | tuple[str, ...] | set[str]) -> str:

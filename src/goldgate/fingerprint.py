@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from goldgate.errors import first_of
+
 #: changed paths remembered per fingerprint, to name them when it changes
 MAX_PATHS = 20
 _GIT_TIMEOUT_S = 60
@@ -53,8 +55,7 @@ def fingerprint_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
 def _naming(paths: Sequence[str]) -> str:
     if not paths:
         return ""
-    shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-    return f" ({shown})"
+    return f" ({first_of(paths, 5)})"
 
 
 def _git(root: Path, *args: str) -> bytes | None:

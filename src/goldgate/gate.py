@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from goldgate.baseline import SuiteBaseline
-from goldgate.errors import ConfigError
+from goldgate.errors import ConfigError, first_of
 from goldgate.metrics.base import Metric
 from goldgate.result import (
     CheckResult,
@@ -402,9 +402,7 @@ def _checks(
         else:
             flips = len(measured.flips_to_wrong)
             ok = flips <= rule.max_flips
-            shown = ", ".join(measured.flips_to_wrong[:5])
-            more = f" and {flips - 5} more" if flips > 5 else ""
-            detail = f" ({shown}{more})" if flips else ""
+            detail = f" ({first_of(measured.flips_to_wrong, 5)})" if flips else ""
             checks.append(
                 CheckResult(
                     rule="max_flips",

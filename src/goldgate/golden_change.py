@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldgate.baseline import SuiteBaseline, strip_nrefs
-from goldgate.errors import BaselineError
+from goldgate.errors import BaselineError, first_of
 from goldgate.metrics.base import Metric
 from goldgate.result import ChangedExample, CheckResult, CheckStatus, GoldenChange
 
@@ -99,9 +99,8 @@ def removed_check(suite: str, change: GoldenChange, max_removed: int | None) -> 
         return None
     gone = len(change.removed) + len(change.edited)
     ok = gone <= max_removed
-    shown = ", ".join(item.id for item in [*change.removed, *change.edited][:5])
-    more = f" and {gone - 5} more" if gone > 5 else ""
-    detail = f" ({shown}{more})" if gone else ""
+    gone_ids = [item.id for item in [*change.removed, *change.edited]]
+    detail = f" ({first_of(gone_ids, 5)})" if gone else ""
     return CheckResult(
         suite=suite,
         metric=GOLDENS_CHECK,

@@ -56,6 +56,7 @@ from goldgate.errors import (
     SystemRunError,
     describe_exception,
     did_you_mean,
+    first_of,
     where_raised,
 )
 from goldgate.fingerprint import code_fingerprint
@@ -269,10 +270,9 @@ def read_predictions(path: Path, golden: GoldenSet, *, samples: int = 1) -> dict
             continue
         found[record_id] = _prediction_outputs(item, samples, f"{where}: id {record_id!r}")
     if unknown:
-        shown = ", ".join(f"{rid!r} (line {n})" for rid, n in unknown[:SHOWN_IDS])
-        more = f" and {len(unknown) - SHOWN_IDS} more" if len(unknown) > SHOWN_IDS else ""
+        shown = first_of([f"{rid!r} (line {n})" for rid, n in unknown], SHOWN_IDS)
         raise SystemRunError(
-            f"{path}: {len(unknown)} id(s) not in the golden set {golden.path}: {shown}{more}"
+            f"{path}: {len(unknown)} id(s) not in the golden set {golden.path}: {shown}"
         )
     missing = [record.id for record in golden.records if record.id not in found]
     if missing:
@@ -1049,8 +1049,7 @@ def _text_id(value: Any) -> str | None:
 
 
 def _ids(ids: Sequence[str]) -> str:
-    shown = ", ".join(repr(i) for i in ids[:SHOWN_IDS])
-    return shown + (f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else "")
+    return first_of([repr(i) for i in ids], SHOWN_IDS)
 
 
 def _type(value: Any) -> str:

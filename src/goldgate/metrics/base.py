@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from typing import (
+    TYPE_CHECKING,
     Any,
     ClassVar,
     Generic,
@@ -28,6 +29,9 @@ from typing import (
 
 from goldgate._version import __version__
 from goldgate.errors import did_you_mean
+
+if TYPE_CHECKING:
+    from goldgate.metrics.text_batch import TextBatch
 
 Stats = tuple[float, ...]
 
@@ -344,6 +348,15 @@ class Metric(ABC, Generic[OptionsT]):
         return text
 
     # -- statistics -------------------------------------------------------------------------
+    def batch_stats(self, batch: TextBatch) -> Any:
+        """Every example's statistics of a batch at once, or None to go example by example.
+
+        Optional, for speed: an ``(n, k)`` float64 array (or a list of rows) equal, value
+        for value, to ``example_stats`` of each example of ``batch`` (a
+        :class:`~goldgate.metrics.text_batch.TextBatch`).
+        """
+        return None
+
     @abstractmethod
     def example_stats(self, candidate: Any, references: Sequence[Any]) -> Stats:
         """Additive statistics of one example from preprocessed texts."""

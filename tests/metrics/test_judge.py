@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from goldgate.metrics.batch import MetricContext
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.judge import LLMJudge
 from goldgate.metrics.registry import create_metric
+from goldgate.stats import as_stats_array, compare
 from tests.metrics.fake_openai import (
     COMPLETION_TOKENS,
     PROMPT_TOKENS,
@@ -308,3 +311,113 @@ def test_gate_end_to_end_with_rationale_in_the_report(
                 data = gzip.decompress(data)
             assert KEY.encode() not in data, path
     assert KEY not in out + err
+
+
+def noisy_judge(seen: Seen) -> Reply:
+    """A judge that disagrees with itself: sample k (seed k) of an answer gets a scripted grade.
+
+    Version 1 of every answer gets 5, 1, 5, 1 (mean 50 on 0-100); version 2 of an even
+    example gets 5, 1, 4, 1 (43.75), of an odd one the same as version 1. Version 2 is worse
+    by 3.125 points on average, on every even example alike, while the judge's own spread is
+    50 points.
+    """
+    number, version = re.fullmatch(r"answer (\d+) v(\d)", seen.candidate).groups()  # type: ignore[union-attr]
+    grades = [5, 1, 5, 1] if version == "1" or int(number) % 2 else [5, 1, 4, 1]
+    return valid(grades[seen.body["seed"]])
+
+
+def test_judge_noise_is_resampled_so_a_delta_within_it_is_not_significant(
+    tmp_path: Path,
+) -> None:
+    ids = [f"e{i:02d}" for i in range(20)]
+    references = [["a reference"]] * len(ids)
+    with fake_judge(noisy_judge) as server:
+        metric = judge(server, tmp_path, samples=4, fields=["candidate", "references"])
+        sides = []
+        for version in (2, 1):
+            candidates = [f"answer {i} v{version}" for i in range(len(ids))]
+            (result,) = score_corpus([("j", metric)], candidates, references, ids=ids)
+            sides.append(as_stats_array(result.stats, len(metric.stat_names)))
+        assert len(server.requests) == 2 * 4 * len(ids)
+    current, baseline = sides
+    assert metric.stat_names[6:] == ("judgment_1", "judgment_2", "judgment_3", "judgment_4")
+    assert current.shape == (1, 20, 10)
+
+    def bootstrap(metric: Any, current: Any, baseline: Any) -> Any:
+        return compare(metric, current, baseline, resamples=1000, alpha=0.05, seed=7)
+
+    two_level = bootstrap(metric, current, baseline)
+    # The same examples with only their pooled statistics: the one-level bootstrap resamples
+    # examples whose means it takes as exact, and calls the drop significant.
+    plain = LLMJudge(dataclasses.replace(metric.options, samples=1))
+    one_level = bootstrap(plain, current[:, :, :6], baseline[:, :, :6])
+    assert two_level.delta == pytest.approx(-3.125) and one_level.delta == pytest.approx(-3.125)
+    assert one_level.significant(0.05)
+    assert not two_level.significant(0.05)
+    assert two_level.interval.low < one_level.interval.low
+    assert two_level.interval.high > 0 > one_level.interval.high
+    # Deterministic for the seed; another seed draws other judgments.
+    assert bootstrap(metric, current, baseline) == two_level
+    other = compare(metric, current, baseline, resamples=1000, alpha=0.05, seed=8)
+    assert other.interval != two_level.interval
+
+
+def test_gate_forgives_a_drop_within_the_judges_noise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the real command: the drop above is forgiven with samples 4 (one-level: fail)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    (tmp_path / "goldens.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"e{i:02d}", "input": "q", "references": ["ref"]}) + "\n"
+            for i in range(20)
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "out").mkdir()
+
+    def outputs(version: int) -> None:
+        (tmp_path / "out" / "qa.jsonl").write_text(
+            "".join(
+                json.dumps({"id": f"e{i:02d}", "output": f"answer {i} v{version}"}) + "\n"
+                for i in range(20)
+            ),
+            encoding="utf-8",
+        )
+
+    with fake_judge(noisy_judge) as server:
+        (tmp_path / "goldgate.yaml").write_text(
+            textwrap.dedent(
+                f"""
+                version: 1
+                system: {{predictions: "out/{{suite}}.jsonl"}}
+                suites:
+                  qa:
+                    goldens: goldens.jsonl
+                    metrics:
+                      llm_judge:
+                        base_url: {server.url}
+                        model: judge-1
+                        rubric: Grade it.
+                        fields: [candidate, references]
+                        samples: 4
+                    gate:
+                      llm_judge: {{max_drop: 1.0}}
+                significance: {{seed: 7}}
+                report: {{formats: [json]}}
+                """
+            ),
+            encoding="utf-8",
+        )
+        outputs(1)
+        assert main(["bless", "-q"]) == 0
+        outputs(2)
+        assert main(["run", "-q"]) == 0
+    result = json.loads((tmp_path / "goldgate-report" / "result.json").read_text())
+    (check,) = result["suites"][0]["checks"]
+    assert check["status"] == "forgiven", check["message"]
+    assert check["delta"] == pytest.approx(-3.125)
+    assert check["p_value"] > 0.5
+    assert check["interval"]["low"] < -10 and check["interval"]["high"] > 10

@@ -421,3 +421,33 @@ def test_gate_forgives_a_drop_within_the_judges_noise(
     assert check["delta"] == pytest.approx(-3.125)
     assert check["p_value"] > 0.5
     assert check["interval"]["low"] < -10 and check["interval"]["high"] > 10
+
+
+@pytest.mark.parametrize("trickle", ["status", "body"])
+def test_timeout_s_is_a_deadline_for_the_whole_call(tmp_path: Path, trickle: str) -> None:
+    """A server sending a few bytes every 50 ms never trips a per-read timeout of 0.3 s; the
+    whole reply (~1.5 s of trickle) must still miss the 0.3 s deadline and be retried."""
+    slow = Reply(content=json.dumps({"score": 5, "rationale": "slow"}), trickle=trickle)
+    with fake_judge(by_answer) as server:
+        server.script.append(slow)
+        metric = judge(server, tmp_path, timeout_s=0.3, concurrency=1, max_retries=0)
+        with pytest.raises(GoldgateError) as raised:
+            score(metric)
+        assert "no reply within timeout_s=0.3 (after 1 attempt)" in str(raised.value)
+        # Given a retry, the next (prompt) reply is used: the cut-short one left no trace.
+        server.script.append(slow)
+        retried = judge(server, tmp_path, timeout_s=0.3, concurrency=1, max_retries=1)
+        assert score(retried).per_example() == [100.0, 0.0, 100.0]
+        assert retried.calls.retries == 1
+
+
+def test_an_https_endpoint_goes_through_tls(tmp_path: Path) -> None:
+    """The deadline-watched TLS connection is used for https: a plain-HTTP server fails the
+    handshake, which is a clear, retried connection error naming the endpoint."""
+    with fake_judge(by_answer) as server:
+        url = server.url.replace("http://", "https://")
+        metric = judge(server, tmp_path, base_url=url, max_retries=0, concurrency=1)
+        with pytest.raises(GoldgateError) as raised:
+            score(metric)
+    assert f"cannot reach {url}" in str(raised.value)
+    assert "SSL" in str(raised.value)

@@ -1,7 +1,10 @@
 """One judgment from an OpenAI-compatible chat-completions endpoint: retries, timeout, parsing.
 
 Standard library only (``urllib``), imported when a judge first calls, so that no other
-metric pays for it. A call is retried with exponential backoff on 429 and 5xx (honouring a
+metric pays for it. ``timeout_s`` is a deadline for the whole call — connecting, sending, the
+reply's headers and its body — not urllib's per-read socket timeout, which a server trickling a
+byte at a time would never trip: a watchdog shuts the call's socket down when the deadline
+passes. A call is retried with exponential backoff on 429 and 5xx (honouring a
 ``Retry-After`` of up to a minute), on a timeout or a refused connection, and on a reply that
 does not parse; any other HTTP status fails at once. Every message this module produces has
 the API key replaced by ``***`` and untrusted text cut short: the key never reaches an error,
@@ -10,8 +13,12 @@ a log or a report.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import math
+import socket
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -97,12 +104,122 @@ def judge_once(
             sleep(wait)
 
 
+class _Deadline:
+    """A call's deadline: at it, every socket the call opened is shut down, ending any read."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._at = time.monotonic() + seconds
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self.expired = False
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def remaining(self) -> float:
+        """Seconds left (a little at least, so a socket timeout is never zero: non-blocking)."""
+        return max(0.001, self._at - time.monotonic())
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            expired = self.expired
+        if expired:
+            _shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _shut(sock: socket.socket) -> None:
+    # A blocked recv returns at once; closing stays urllib's. OSError: already closed.
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+@functools.cache
+def _handlers() -> tuple[type[Any], type[Any]]:
+    """urllib handlers whose connections set their socket timeout from, and are watched by,
+    the call's deadline (built on first use: urllib is imported only when a judge calls)."""
+    import http.client
+    import ssl
+    import urllib.request
+
+    class Watched(http.client.HTTPConnection):
+        def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.deadline = deadline
+
+        def connect(self) -> None:
+            self.timeout = self.deadline.remaining()
+            super().connect()
+            self.deadline.watch(self.sock)
+
+    class WatchedTLS(http.client.HTTPSConnection):
+        def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.deadline = deadline
+
+        def connect(self) -> None:
+            self.timeout = self.deadline.remaining()
+            super().connect()
+            self.deadline.watch(self.sock)
+
+    class HTTP(urllib.request.HTTPHandler):
+        def __init__(self, deadline: _Deadline) -> None:
+            super().__init__()
+            self.deadline = deadline
+
+        def http_open(self, req: Any) -> Any:
+            return self.do_open(functools.partial(Watched, deadline=self.deadline), req)
+
+    class HTTPS(urllib.request.HTTPSHandler):
+        def __init__(self, deadline: _Deadline) -> None:
+            self.tls = ssl.create_default_context()
+            super().__init__(context=self.tls)
+            self.deadline = deadline
+
+        def https_open(self, req: Any) -> Any:
+            connection = functools.partial(WatchedTLS, deadline=self.deadline)
+            return self.do_open(connection, req, context=self.tls)
+
+    return HTTP, HTTPS
+
+
 def _attempt(
     endpoint: Endpoint,
     body: dict[str, Any],
     parse: Callable[[str], tuple[float, str]],
     stats: CallStats,
 ) -> Judgment:
+    deadline = _Deadline(endpoint.timeout_s)
+    try:
+        raw = _post(endpoint, body, stats, deadline)
+    except Exception:
+        if deadline.expired:  # whatever the shut-down socket raised: it was the deadline
+            raise _Retryable(_late(endpoint)) from None
+        raise
+    finally:
+        deadline.cancel()
+    if deadline.expired:  # a reply cut short at the deadline is no reply
+        raise _Retryable(_late(endpoint))
+    return _read_reply(raw, parse)
+
+
+def _late(endpoint: Endpoint) -> str:
+    return f"no reply within timeout_s={endpoint.timeout_s:g}"
+
+
+def _post(endpoint: Endpoint, body: dict[str, Any], stats: CallStats, deadline: _Deadline) -> bytes:
+    import http.client
     import urllib.error
     import urllib.request
 
@@ -116,24 +233,25 @@ def _attempt(
         method="POST",
     )
     stats.requests += 1
+    opener = urllib.request.build_opener(*(handler(deadline) for handler in _handlers()))
     try:
-        with urllib.request.urlopen(request, timeout=endpoint.timeout_s) as response:
-            raw = response.read()
+        with opener.open(request, timeout=deadline.remaining()) as response:
+            raw: bytes = response.read()
     except urllib.error.HTTPError as exc:
         detail = _body_excerpt(exc)
         if exc.code in _RETRY_STATUSES:
             raise _Retryable(f"HTTP {exc.code}{detail}", _retry_after(exc)) from None
         raise JudgeCallError(endpoint.redact(f"HTTP {exc.code}{detail}")) from None
     except TimeoutError:
-        raise _Retryable(f"no reply within timeout_s={endpoint.timeout_s:g}") from None
+        raise _Retryable(_late(endpoint)) from None
     except urllib.error.URLError as exc:
         reason = exc.reason
         if isinstance(reason, TimeoutError):
-            raise _Retryable(f"no reply within timeout_s={endpoint.timeout_s:g}") from None
+            raise _Retryable(_late(endpoint)) from None
         raise _Retryable(f"cannot reach {endpoint.base_url}: {reason}") from None
-    except (ConnectionError, OSError) as exc:
-        raise _Retryable(f"connection failed: {exc}") from None
-    return _read_reply(raw, parse)
+    except (ConnectionError, OSError, http.client.HTTPException) as exc:
+        raise _Retryable(f"connection failed: {type(exc).__name__}: {exc}") from None
+    return raw
 
 
 def _read_reply(raw: bytes, parse: Callable[[str], tuple[float, str]]) -> Judgment:

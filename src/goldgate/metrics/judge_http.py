@@ -146,52 +146,48 @@ def _shut(sock: socket.socket) -> None:
 
 
 @functools.cache
-def _handlers() -> tuple[type[Any], type[Any]]:
-    """urllib handlers whose connections set their socket timeout from, and are watched by,
-    the call's deadline (built on first use: urllib is imported only when a judge calls)."""
-    import http.client
+def _tls_context() -> Any:
+    """The system's default TLS context, made once: loading the CA store costs ~20 ms."""
     import ssl
+
+    return ssl.create_default_context()
+
+
+#: The deadline of the call running on this thread (calls run concurrently, one per thread).
+_CALL = threading.local()
+
+
+@functools.cache
+def _opener() -> Any:
+    """One urllib opener whose connections take their socket timeout from, and are watched
+    by, the calling thread's deadline (built on first use: urllib is imported only when a
+    judge calls; building it per call would cost more than the rest of the call)."""
+    import http.client
     import urllib.request
 
     class Watched(http.client.HTTPConnection):
-        def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.deadline = deadline
-
         def connect(self) -> None:
-            self.timeout = self.deadline.remaining()
+            deadline: _Deadline = _CALL.deadline
+            self.timeout = deadline.remaining()
             super().connect()
-            self.deadline.watch(self.sock)
+            deadline.watch(self.sock)
 
     class WatchedTLS(http.client.HTTPSConnection):
-        def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.deadline = deadline
-
         def connect(self) -> None:
-            self.timeout = self.deadline.remaining()
+            deadline: _Deadline = _CALL.deadline
+            self.timeout = deadline.remaining()
             super().connect()
-            self.deadline.watch(self.sock)
+            deadline.watch(self.sock)
 
     class HTTP(urllib.request.HTTPHandler):
-        def __init__(self, deadline: _Deadline) -> None:
-            super().__init__()
-            self.deadline = deadline
-
         def http_open(self, req: Any) -> Any:
-            return self.do_open(functools.partial(Watched, deadline=self.deadline), req)
+            return self.do_open(Watched, req)
 
     class HTTPS(urllib.request.HTTPSHandler):
-        def __init__(self, deadline: _Deadline) -> None:
-            self.tls = ssl.create_default_context()
-            super().__init__(context=self.tls)
-            self.deadline = deadline
-
         def https_open(self, req: Any) -> Any:
-            connection = functools.partial(WatchedTLS, deadline=self.deadline)
-            return self.do_open(connection, req, context=self.tls)
+            return self.do_open(WatchedTLS, req, context=_tls_context())
 
-    return HTTP, HTTPS
+    return urllib.request.build_opener(HTTP(), HTTPS())
 
 
 def _attempt(
@@ -200,7 +196,7 @@ def _attempt(
     parse: Callable[[str], tuple[float, str]],
     stats: CallStats,
 ) -> Judgment:
-    deadline = _Deadline(endpoint.timeout_s)
+    deadline = _CALL.deadline = _Deadline(endpoint.timeout_s)
     try:
         raw = _post(endpoint, body, stats, deadline)
     except Exception:
@@ -209,6 +205,7 @@ def _attempt(
         raise
     finally:
         deadline.cancel()
+        _CALL.deadline = None
     if deadline.expired:  # a reply cut short at the deadline is no reply
         raise _Retryable(_late(endpoint))
     return _read_reply(raw, parse)
@@ -233,9 +230,8 @@ def _post(endpoint: Endpoint, body: dict[str, Any], stats: CallStats, deadline: 
         method="POST",
     )
     stats.requests += 1
-    opener = urllib.request.build_opener(*(handler(deadline) for handler in _handlers()))
     try:
-        with opener.open(request, timeout=deadline.remaining()) as response:
+        with _opener().open(request, timeout=deadline.remaining()) as response:
             raw: bytes = response.read()
     except urllib.error.HTTPError as exc:
         detail = _body_excerpt(exc)

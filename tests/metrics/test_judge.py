@@ -6,6 +6,7 @@ import dataclasses
 import json
 import re
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -219,23 +220,41 @@ def test_a_missing_key_variable_is_an_error_naming_it(tmp_path: Path) -> None:
         score_corpus([("j", metric)], ["a"], [["b"]], inputs=["q"])
 
 
-def test_gate_end_to_end_with_rationale_in_the_report(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Bless, rerun from the cache, then a regression through the real command, exit 1."""
+def qa_project(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    goldens: list[dict[str, Any]],
+    judge_yaml: str,
+    max_drop: float,
+    top: str,
+) -> Callable[[list[str]], None]:
+    """A project in ``tmp_path`` (the cwd now) with suite ``qa`` scored by ``llm_judge``.
+
+    ``judge_yaml`` holds the judge's options, ``max_drop`` its gate, ``top`` the configuration's
+    other top-level keys. Returns a function writing the system's outputs in golden order.
+    """
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CI", "true")
-    monkeypatch.setenv("JUDGE_KEY", KEY)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    goldens = [
-        {"id": f"q{i}", "input": f"Capital of country {i}?", "references": ["Paris"]}
-        for i in range(12)
-    ]
     (tmp_path / "goldens.jsonl").write_text(
         "".join(json.dumps(g) + "\n" for g in goldens), encoding="utf-8"
     )
-    (tmp_path / "rubric.md").write_text("Correct answers name Paris.\n", encoding="utf-8")
     (tmp_path / "out").mkdir()
+    config = textwrap.dedent(
+        """
+        version: 1
+        system: {predictions: "out/{suite}.jsonl"}
+        suites:
+          qa:
+            goldens: goldens.jsonl
+            metrics:
+              llm_judge:
+        """
+    )
+    config += textwrap.indent(textwrap.dedent(judge_yaml).strip(), " " * 8) + "\n"
+    config += f"    gate:\n      llm_judge: {{max_drop: {max_drop}}}\n"
+    config += textwrap.dedent(top).strip() + "\n"
+    (tmp_path / "goldgate.yaml").write_text(config, encoding="utf-8")
 
     def outputs(texts: list[str]) -> None:
         (tmp_path / "out" / "qa.jsonl").write_text(
@@ -246,29 +265,34 @@ def test_gate_end_to_end_with_rationale_in_the_report(
             encoding="utf-8",
         )
 
+    return outputs
+
+
+def test_gate_end_to_end_with_rationale_in_the_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bless, rerun from the cache, then a regression through the real command, exit 1."""
+    monkeypatch.setenv("JUDGE_KEY", KEY)
+    goldens = [
+        {"id": f"q{i}", "input": f"Capital of country {i}?", "references": ["Paris"]}
+        for i in range(12)
+    ]
+    (tmp_path / "rubric.md").write_text("Correct answers name Paris.\n", encoding="utf-8")
     with fake_judge(by_answer) as server:
-        (tmp_path / "goldgate.yaml").write_text(
-            textwrap.dedent(
-                f"""
-                version: 1
-                system: {{predictions: "out/{{suite}}.jsonl"}}
-                suites:
-                  qa:
-                    goldens: goldens.jsonl
-                    metrics:
-                      llm_judge:
-                        base_url: {server.url}
-                        model: judge-1
-                        api_key_env: JUDGE_KEY
-                        rubric_file: rubric.md
-                        backoff_s: 0.001
-                        price_input_per_mtok: 1.0
-                    gate:
-                      llm_judge: {{max_drop: 5.0}}
-                report: {{formats: [md, html, json]}}
-                """
-            ),
-            encoding="utf-8",
+        outputs = qa_project(
+            tmp_path,
+            monkeypatch,
+            goldens,
+            f"""
+            base_url: {server.url}
+            model: judge-1
+            api_key_env: JUDGE_KEY
+            rubric_file: rubric.md
+            backoff_s: 0.001
+            price_input_per_mtok: 1.0
+            """,
+            5.0,
+            "report: {formats: [md, html, json]}",
         )
         outputs([f"It is Paris ({i})." for i in range(12)])
         assert main(["bless", "-q"]) == 0
@@ -366,50 +390,28 @@ def test_gate_forgives_a_drop_within_the_judges_noise(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Through the real command: the drop above is forgiven with samples 4 (one-level: fail)."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CI", "true")
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    (tmp_path / "goldens.jsonl").write_text(
-        "".join(
-            json.dumps({"id": f"e{i:02d}", "input": "q", "references": ["ref"]}) + "\n"
-            for i in range(20)
-        ),
-        encoding="utf-8",
-    )
-    (tmp_path / "out").mkdir()
+    goldens = [{"id": f"e{i:02d}", "input": "q", "references": ["ref"]} for i in range(20)]
 
     def outputs(version: int) -> None:
-        (tmp_path / "out" / "qa.jsonl").write_text(
-            "".join(
-                json.dumps({"id": f"e{i:02d}", "output": f"answer {i} v{version}"}) + "\n"
-                for i in range(20)
-            ),
-            encoding="utf-8",
-        )
+        write([f"answer {i} v{version}" for i in range(20)])
 
     with fake_judge(noisy_judge) as server:
-        (tmp_path / "goldgate.yaml").write_text(
-            textwrap.dedent(
-                f"""
-                version: 1
-                system: {{predictions: "out/{{suite}}.jsonl"}}
-                suites:
-                  qa:
-                    goldens: goldens.jsonl
-                    metrics:
-                      llm_judge:
-                        base_url: {server.url}
-                        model: judge-1
-                        rubric: Grade it.
-                        fields: [candidate, references]
-                        samples: 4
-                    gate:
-                      llm_judge: {{max_drop: 1.0}}
-                significance: {{seed: 7}}
-                report: {{formats: [json]}}
-                """
-            ),
-            encoding="utf-8",
+        write = qa_project(
+            tmp_path,
+            monkeypatch,
+            goldens,
+            f"""
+            base_url: {server.url}
+            model: judge-1
+            rubric: Grade it.
+            fields: [candidate, references]
+            samples: 4
+            """,
+            1.0,
+            """
+            significance: {seed: 7}
+            report: {formats: [json]}
+            """,
         )
         outputs(1)
         assert main(["bless", "-q"]) == 0

@@ -168,16 +168,14 @@ def _opener() -> Any:
     class Watched(http.client.HTTPConnection):
         def connect(self) -> None:
             deadline: _Deadline = _CALL.deadline
+            # Bounds each step of connecting (the TLS handshake included) by what is left...
             self.timeout = deadline.remaining()
             super().connect()
+            # ...and from here the socket (the TLS one, wrapped last) is shut at the deadline.
             deadline.watch(self.sock)
 
-    class WatchedTLS(http.client.HTTPSConnection):
-        def connect(self) -> None:
-            deadline: _Deadline = _CALL.deadline
-            self.timeout = deadline.remaining()
-            super().connect()
-            deadline.watch(self.sock)
+    class WatchedTLS(Watched, http.client.HTTPSConnection):
+        pass  # Watched.connect runs first and around HTTPSConnection.connect
 
     class HTTP(urllib.request.HTTPHandler):
         def http_open(self, req: Any) -> Any:

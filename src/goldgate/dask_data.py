@@ -32,7 +32,7 @@ keeps killing workers is a :class:`~goldgate.dask_engine.DaskWorkerError`: no pa
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -50,12 +50,11 @@ from goldgate.goldens import (
     GoldenRecord,
     GoldenSet,
     _read_jsonl,
-    _record,
     _surrogate_error,
     content_hash,
     decode_utf8,
+    validated_records,
 )
-from goldgate.inputs import loads_json
 from goldgate.parquet import PARQUET_SUFFIXES
 
 if TYPE_CHECKING:
@@ -179,16 +178,7 @@ def _golden_part(raw: Any, label: str) -> list[GoldenRecord]:
         rows = _read_jsonl(decode_utf8(raw, label, GoldenSetError), label)
     else:
         rows = ((number, number, row) for number, row in raw)
-    records: list[GoldenRecord] = []
-    seen: dict[str, int] = {}
-    for where, number, data in rows:
-        record = _record(data, label, where, number)
-        if record.id in seen:
-            raise GoldenSetError(
-                f"{label}:{where}: duplicate id {record.id!r} (first on line {seen[record.id]})"
-            )
-        seen[record.id] = where
-        records.append(record)
+    records, seen = validated_records(rows, label)
     try:
         content_hash(records)  # only a lone surrogate fails it; named here, with its file
     except UnicodeEncodeError:
@@ -201,31 +191,16 @@ _Prediction = tuple[str, int, list[str]]
 
 def _prediction_part(raw: Any, label: str, samples: int) -> list[_Prediction]:
     """One file's ``(id, line, outputs)`` (the checks and messages of ``read_predictions``)."""
-    from goldgate.systems import _prediction_outputs, _text_id
+    from goldgate.systems import _prediction_outputs, prediction_id, prediction_lines
 
+    rows: Iterable[tuple[int, Any]] = raw
     if isinstance(raw, bytes):
-        text = decode_utf8(raw, label, InputError)
-        rows: Sequence[tuple[int, Any]] = [
-            (number, loads_json(line, f"{label}:{number}", InputError))
-            for number, line in enumerate(text.split("\n"), start=1)
-            if line.strip()
-        ]
-    else:
-        rows = raw
+        rows = prediction_lines(decode_utf8(raw, label, InputError), label)
     found: list[_Prediction] = []
     lines: dict[str, int] = {}
     for number, item in rows:
         where = f"{label}:{number}"
-        if not isinstance(item, dict):
-            raise InputError(f"{where}: expected an object with 'id' and 'output'")
-        record_id = _text_id(item.get("id"))
-        if record_id is None:
-            raise InputError(f"{where}: the line has no 'id' (text)")
-        if record_id in lines:
-            raise InputError(
-                f"{where}: duplicate id {record_id!r} (first on line {lines[record_id]})"
-            )
-        lines[record_id] = number
+        record_id = prediction_id(item, where, number, lines)
         found.append(
             (record_id, number, _prediction_outputs(item, samples, f"{where}: id {record_id!r}"))
         )

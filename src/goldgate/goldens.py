@@ -116,6 +116,20 @@ def load_goldens(path: Path, suite: str) -> GoldenSet:
             raw = _read_yaml(text, path)
         else:
             raw = _read_csv(text, path)
+    records, seen = validated_records(raw, path)
+    if not records:
+        raise GoldenSetError(f"{path}: the golden set is empty")
+    frozen = tuple(records)
+    try:
+        digest = content_hash(frozen)
+    except UnicodeEncodeError:
+        raise _surrogate_error(frozen, path, seen) from None
+    return GoldenSet(suite=suite, path=path, records=frozen, content_hash=digest)
+
+
+def validated_records(raw: _Raw, path: Path | str) -> tuple[list[GoldenRecord], dict[str, int]]:
+    """The records of one file's raw rows, each validated, and id → line; an id twice is an
+    error naming both lines."""
     records: list[GoldenRecord] = []
     seen: dict[str, int] = {}
     for where, number, data in raw:
@@ -126,14 +140,7 @@ def load_goldens(path: Path, suite: str) -> GoldenSet:
             )
         seen[record.id] = where
         records.append(record)
-    if not records:
-        raise GoldenSetError(f"{path}: the golden set is empty")
-    frozen = tuple(records)
-    try:
-        digest = content_hash(frozen)
-    except UnicodeEncodeError:
-        raise _surrogate_error(frozen, path, seen) from None
-    return GoldenSet(suite=suite, path=path, records=frozen, content_hash=digest)
+    return records, seen
 
 
 def _surrogate_error(

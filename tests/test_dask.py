@@ -270,6 +270,33 @@ def test_a_file_url_golden_set_is_named_as_written(
     assert [example.line for example in result.suites[0].examples[:3]] == [1, 2, 3]
 
 
+def test_a_callable_system_gets_a_golden_set_of_many_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: str
+) -> None:
+    make_project(tmp_path, 40, seed=6)
+    (tmp_path / "goldgate.yaml").write_text(CALLABLE_CONFIG)
+    (tmp_path / "dasksys.py").write_text(SYSTEM)
+    monkeypatch.chdir(tmp_path)
+    config = load_config(tmp_path / "goldgate.yaml")
+    run(_on(config, None))
+    local = _result(tmp_path)
+    goldens, _ = _split(tmp_path, parquet=False)
+    (tmp_path / "goldens" / "gen.jsonl").unlink()
+    on_dask = _configured(config, cluster, goldens)
+    run(on_dask)
+    got = _result(tmp_path)
+    for document in (local, got):
+        document["suites"][0]["goldens"] = "GOLDENS"
+        for example in document["suites"][0]["examples"]:
+            example.pop("line", None)
+    assert got == local
+    # the golden files are goldgate's, not the system's code: editing them is no new system
+    from goldgate.runner import _own_files
+
+    own = set(_own_files(on_dask))
+    assert {tmp_path / "goldens" / f"part-{i}.jsonl" for i in range(4)} <= own
+
+
 def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: str) -> Config:
     make_project(tmp_path, 60, seed=9)
     monkeypatch.chdir(tmp_path)

@@ -14,6 +14,7 @@ are averaged the same way, and components are computed from statistics pooled ov
 
 from __future__ import annotations
 
+import glob
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -538,7 +539,10 @@ def _goldens_label(config: Config, name: str) -> str:
 def _own_files(config: Config) -> list[Path]:
     """goldgate's own files: editing them does not change the system under test."""
     own = [config.baseline, config.report.dir, config.cache_dir]
-    own += [suite.goldens for suite in config.suites.values()]
+    for suite in config.suites.values():
+        # a glob's files, each (a URL names no file of the project)
+        many = is_dataset(suite.goldens_location) and suite.goldens_url is None
+        own += [Path(p) for p in glob.glob(str(suite.goldens))] if many else [suite.goldens]
     if config.source is not None:
         own.append(config.source)
     return own

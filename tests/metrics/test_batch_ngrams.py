@@ -113,6 +113,10 @@ BATCH_SPECS = [
     "chrf:char_order=3,word_order=3,beta=1",
     "chrf:char_order=0,word_order=2",
     "chrf:eps_smoothing=true",
+    "rouge1",
+    "rouge2",
+    "rouge3:use_stemmer=true",
+    "rouge2:tokenizer=unicode",
 ]
 
 # Text meant to break tokenizers and counters: punctuation and digits next to each other,

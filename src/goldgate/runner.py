@@ -220,7 +220,8 @@ class BlessOutcome:
     """What a bless decided: the new scores against the old baseline, and whether it wrote."""
 
     path: Path
-    #: the new scores gated against the baseline being replaced (the table ``run`` shows)
+    #: the new scores gated against the baseline being replaced (the table ``run`` shows;
+    #: its suites hold no per-example rows)
     review: RunResult
     written: bool
     #: suite -> messages of the checks that failed (accepted only with allow_regression)
@@ -256,7 +257,10 @@ def bless_reviewed(
             # damaged one (with nothing to compare against).
             if new_only or suites is not None:
                 raise
-    reviewed = None if rerun else _reviewed_result(config)
+    # Only a system that costs something to call reuses the reviewed run's outputs: for a
+    # predictions file the saved result (a million example rows) would be read for nothing.
+    reusing = not rerun and any(config.system_for(n).kind != "predictions" for n in names)
+    reviewed = _reviewed_result(config) if reusing else None
     scored: dict[str, ScoredSuite] = {}
     results: list[SuiteResult] = []
     failed: dict[str, list[str]] = {}
@@ -273,12 +277,15 @@ def bless_reviewed(
         else:
             scored[name] = _score_reusing(config, name, reviewed, progress)
         previous = current.suites.get(name) if current is not None else None
+        # The review is a table of scores and checks: no per-example rows are built for it.
         try:
             suite_result, _ = _gate_suite(
-                config, name, scored[name], previous, label, current is not None
+                config, name, scored[name], previous, label, current is not None, examples=False
             )
         except BaselineError:  # other metric settings: being accepted, nothing to compare
-            suite_result, _ = _gate_suite(config, name, scored[name], None, label, False)
+            suite_result, _ = _gate_suite(
+                config, name, scored[name], None, label, False, examples=False
+            )
         results.append(suite_result)
         messages = [c.message for c in suite_result.checks if c.status is CheckStatus.FAIL]
         if messages:
@@ -659,6 +666,8 @@ def _gate_suite(
     baseline_label: str,
     baseline_found: bool,
     anchors: Anchors | None = None,
+    *,
+    examples: bool = True,
 ) -> tuple[SuiteResult, list[str]]:
     suite = config.suites[name]
     hints: list[str] = []
@@ -753,12 +762,15 @@ def _gate_suite(
         metrics=evaluation.metrics,
         checks=evaluation.checks,
         slices=evaluation.slices,
-        examples=_examples(scored, blessed, evaluation),
+        examples=_examples(scored, blessed, evaluation) if examples else [],
         golden_change=change,
         cache=scored.cache,
         system=scored.identity,
     )
     return result, hints
+
+
+_EXAMPLE_FIELDS = set(ExampleResult.model_fields)
 
 
 def _examples(
@@ -770,9 +782,12 @@ def _examples(
     for index, record in enumerate(scored.golden.records):
         old = blessed.outputs_of(record.id) if blessed is not None else None
         # Built without re-validation: every field comes from validated, typed data, and
-        # validating 10,000 examples would cost more than gating them.
+        # validating 10,000 examples would cost more than gating them. Every field is given,
+        # so every row shares one "fields set" (pydantic only ever adds to it, a field name
+        # that is already there) instead of carrying a set of its own.
         examples.append(
             ExampleResult.model_construct(
+                _fields_set=_EXAMPLE_FIELDS,
                 id=record.id,
                 line=record.line or None,
                 tags=list(record.tags),

@@ -60,7 +60,7 @@ from goldgate.errors import (
     where_raised,
 )
 from goldgate.fingerprint import code_fingerprint
-from goldgate.goldens import GoldenRecord, GoldenSet, read_utf8
+from goldgate.goldens import GoldenRecord, GoldenSet, read_utf8, split_lines
 from goldgate.inputs import loads_json
 from goldgate.progress import NullProgress, ProgressReporter
 
@@ -292,7 +292,7 @@ def _prediction_rows(path: Path) -> Iterator[tuple[int, Any]]:
             yield number, {key: value for key, value in row.items() if value is not None}
         return
     text = read_utf8(path, InputError, what="predictions file")
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
         yield number, loads_json(line, f"{path}:{number}", InputError)

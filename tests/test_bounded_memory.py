@@ -11,7 +11,10 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,9 @@ import pytest
 from goldgate import gate, goldens
 from goldgate import result as result_module
 from goldgate.config import load_config
+from goldgate.errors import InputError
 from goldgate.goldens import GoldenRecord, content_hash, split_lines
+from goldgate.inputs import MAX_NESTING, loads_json
 from goldgate.metrics import parallel
 from goldgate.result import ExampleResult, RunResult, SuiteResult, Verdict
 from goldgate.runner import bless, bless_reviewed, run
@@ -173,7 +178,8 @@ def _outcome(root: Path) -> tuple[dict[str, Any], list[str], bytes]:
     document = json.loads((root / "out" / "result.json").read_text())
     document.pop("created_at")
     rows = gzip.decompress((root / "out" / result_module.EXAMPLES_FILE).read_bytes())
-    return document, rows.decode("utf-8").splitlines(), (root / "goldgate.baseline.json").read_bytes()
+    baseline = (root / "goldgate.baseline.json").read_bytes()
+    return document, rows.decode("utf-8").splitlines(), baseline
 
 
 def _bless_then_run(root: Path, ids: list[str], later_ids: list[str]) -> None:
@@ -228,3 +234,29 @@ def test_bless_of_a_predictions_file_does_not_read_the_last_result(
     outcome = bless_reviewed(config)
     assert outcome.written
     assert outcome.review.suites[0].n_examples == 20
+
+
+@pytest.mark.parametrize("depth", [1, 99, 100, 101, 150])
+def test_nesting_is_refused_beyond_the_limit_whether_or_not_it_is_walked(depth: int) -> None:
+    deep = "[" * depth + "]" * depth
+    # brackets inside strings count toward the bound but not the nesting: walked, accepted
+    shallow = json.dumps({"text": "[{" * depth})
+    for text in (deep, deep.encode()):
+        if depth > MAX_NESTING:
+            with pytest.raises(InputError, match="nested more than 100 levels deep"):
+                loads_json(text, "f:1", InputError)
+        else:
+            assert loads_json(text, "f:1", InputError) is not None
+    assert loads_json(shallow, "f:1", InputError) == {"text": "[{" * depth}
+
+
+def test_the_bootstrap_commands_load_numpy_with_one_blas_thread_and_leave_no_trace() -> None:
+    code = (
+        "import os, sys\n"
+        "from goldgate.cli import _single_threaded_blas\n"
+        "_single_threaded_blas()\n"
+        "assert 'numpy' in sys.modules\n"
+        "assert 'OPENBLAS_NUM_THREADS' not in os.environ\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)

@@ -351,7 +351,8 @@ def _measure_group(
                 summary.p_value = tests[spec].p_value
             if metric.binary:
                 assert state.baseline_examples is not None  # set together with baseline_stats
-                baseline_examples, current_examples = state.baseline_examples, state.current_examples
+                baseline_examples = state.baseline_examples
+                current_examples = state.current_examples
                 for index, position in zip(
                     group.paired_indices.tolist(), group.paired.tolist(), strict=True
                 ):

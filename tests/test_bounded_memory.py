@@ -260,3 +260,14 @@ def test_the_bootstrap_commands_load_numpy_with_one_blas_thread_and_leave_no_tra
     )
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
+
+
+def test_paired_scores_read_as_the_dict_of_each_metric() -> None:
+    position = {"b": 0, "d": 1, "a": 2}
+    scores = gate.PairedScores(position, [0.5, 1.0, 100.0])
+    assert dict(scores) == {"b": 0.5, "d": 1.0, "a": 100.0}
+    assert list(scores) == ["b", "d", "a"]
+    assert scores == {"a": 100.0, "b": 0.5, "d": 1.0}
+    assert "d" in scores and "c" not in scores and len(scores) == 3
+    with pytest.raises(KeyError):
+        scores["c"]

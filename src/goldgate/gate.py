@@ -27,7 +27,7 @@ on) marks the check *improved*. Absolute bounds and flips are never forgiven.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -110,10 +110,36 @@ class SuiteEvaluation:
     #: spec -> per-example score now, aligned with the suite's ids
     scores: dict[str, list[float]]
     #: spec -> id -> per-example score at the baseline (ids paired with the baseline only)
-    baseline_scores: dict[str, dict[str, float]] = field(default_factory=dict)
+    baseline_scores: dict[str, Mapping[str, float]] = field(default_factory=dict)
     #: spec -> ids of examples that went from right to wrong (binary metrics)
     flipped_to_wrong: dict[str, list[str]] = field(default_factory=dict)
     flipped_to_right: dict[str, list[str]] = field(default_factory=dict)
+
+
+class PairedScores(Mapping[str, float]):
+    """id → one metric's per-example score at the baseline, for the paired ids.
+
+    Every metric shares one table of positions: a dict per metric would cost a million
+    entries each at a million examples.
+    """
+
+    __slots__ = ("_position", "_values")
+
+    def __init__(self, position: Mapping[str, int], values: Sequence[float]) -> None:
+        self._position = position
+        self._values = values
+
+    def __getitem__(self, example_id: str) -> float:
+        return self._values[self._position[example_id]]
+
+    def __contains__(self, example_id: object) -> bool:
+        return example_id in self._position
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._position)
+
+    def __len__(self) -> int:
+        return len(self._position)
 
 
 def example_scores(metric: Metric[Any], stats: FloatArray) -> list[float]:
@@ -245,9 +271,7 @@ def evaluate_suite(
     )
     for spec, state in states.items():
         if state.baseline_examples is not None:
-            evaluation.baseline_scores[spec] = dict(
-                zip(paired_ids, state.baseline_examples, strict=True)
-            )
+            evaluation.baseline_scores[spec] = PairedScores(paired_pos, state.baseline_examples)
 
     slice_checks: list[CheckResult] = []
     for group in groups:

@@ -15,7 +15,7 @@ are averaged the same way, and components are computed from statistics pooled ov
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,9 +58,10 @@ from goldgate.gate import (
 )
 from goldgate.golden_change import describe, removed_check, shared_baseline
 from goldgate.goldens import GoldenSet, load_goldens
+from goldgate.metrics import parallel
 from goldgate.metrics.batch import BatchMetric, MetricContext
 from goldgate.metrics.engine import MetricComputeError, score_corpus
-from goldgate.metrics.parallel import resolve_jobs, score_arrays
+from goldgate.metrics.parallel import resolve_jobs, score_chunks
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
     CacheUse,
@@ -549,8 +550,6 @@ def score_outputs(
     """
     ids = [record.id for record in golden.records]
     samples = _sample_count(name, ids, outputs)
-    references = [list(record.references) for record in golden.records]
-    inputs = [record.input for record in golden.records]
     pairs = list(metrics.items())
     workers = resolve_jobs(jobs, len(ids))
     # Batch metrics need inputs, ids and context: they are scored in one pass here.
@@ -558,9 +557,11 @@ def score_outputs(
     per_sample: list[list[FloatArray]] = []
     notes: dict[str, Any] = {}
     for s in range(samples):
-        candidates = [outputs[example_id][s] for example_id in ids]
         try:
             if in_one_pass:
+                candidates = [outputs[example_id][s] for example_id in ids]
+                references = [list(record.references) for record in golden.records]
+                inputs = [record.input for record in golden.records]
                 results = score_corpus(
                     pairs,
                     candidates,
@@ -581,13 +582,14 @@ def score_outputs(
                 if s == 0:
                     notes = {r.spec: r.notes for r in results if r.notes is not None}
             else:
+                chunks = _text_chunks(golden, outputs, s, parallel.DEFAULT_CHUNK_SIZE)
                 per_sample.append(
-                    score_arrays(pairs, candidates, references, jobs=workers, dask=dask)
+                    score_chunks(pairs, chunks, total=len(ids), jobs=workers, dask=dask)
                 )
         except MetricComputeError as exc:
             sample = f", sample {s}" if samples > 1 else ""
             raise exc.naming(f"suite {name!r}, id {ids[exc.index]!r}{sample}") from None
-    counts = [len(refs) for refs in references]
+    counts = [len(record.references) for record in golden.records]
     scored_metrics = []
     for position, (spec, metric) in enumerate(pairs):
         stats: FloatArray = np.stack([per_sample[s][position] for s in range(samples)])
@@ -606,6 +608,20 @@ def score_outputs(
         ),
         notes=notes,
     )
+
+
+def _text_chunks(
+    golden: GoldenSet, outputs: Mapping[str, Sequence[str]], sample: int, size: int
+) -> Iterator[tuple[list[str], list[list[str]]]]:
+    """The candidates of one sample index and their references, ``size`` examples at a time.
+
+    Built as the scoring consumes them: lists of every candidate and every reference list
+    of a million-example set are never held at once.
+    """
+    records = golden.records
+    for start in range(0, len(records), size):
+        part = records[start : start + size]
+        yield [outputs[r.id][sample] for r in part], [list(r.references) for r in part]
 
 
 def _check_plugin_scores(

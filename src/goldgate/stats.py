@@ -10,7 +10,9 @@ With ``samples > 1`` a side's statistics have shape ``(samples, n, k)``: each sa
 scored as its own candidate set and the scores are averaged, in the corpus score and in every
 resample alike. The bootstrap is then two-level: each resample draws the examples, and within
 every drawn example its samples, with replacement, so that the interval reflects the system's
-sampling noise as well as the choice of examples.
+sampling noise as well as the choice of examples. A metric that pools several noisy
+measurements per example (an LLM judge asked ``samples`` times) hands the bootstrap one
+pseudo-sample per measurement (``Metric.bootstrap_stats``), so its noise is drawn the same way.
 """
 
 from __future__ import annotations
@@ -190,6 +192,9 @@ def compare_many(
     """
     if not pairs:
         return []
+    # What each metric has the bootstrap draw: its statistics, or one pseudo-sample per
+    # judgment for a judge asked several times (then resampled like a system's samples).
+    pairs = [(m, m.bootstrap_stats(cur), m.bootstrap_stats(base)) for m, cur, base in pairs]
     n = pairs[0][1].shape[1]
     blocks: list[FloatArray] = []
     for _metric, current, baseline in pairs:

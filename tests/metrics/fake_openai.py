@@ -31,6 +31,11 @@ class Reply:
     delay_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     body: str = ""
+    #: send the response a few bytes at a time, this many seconds apart: from its first byte
+    #: ("status") or, the headers sent at once, only its body ("body"); every pause is far
+    #: shorter than a test's timeout_s, the whole far longer
+    trickle: str | None = None
+    trickle_pause_s: float = 0.05
 
 
 def valid(score: float, rationale: str = "ok") -> Reply:
@@ -101,17 +106,31 @@ def _handler(state: FakeJudge) -> type[BaseHTTPRequestHandler]:
                     "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS,
                 },
             }
-            self._send(200, json.dumps(document).encode(), reply.headers)
+            self._send(200, json.dumps(document).encode(), reply.headers, reply)
 
-        def _send(self, status: int, data: bytes, headers: dict[str, str]) -> None:
+        def _send(
+            self, status: int, data: bytes, headers: dict[str, str], reply: Reply | None = None
+        ) -> None:
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 for key, value in headers.items():
                     self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
+                if reply is None or reply.trickle is None:
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
+                if reply.trickle == "body":
+                    self.end_headers()
+                    pending = data
+                else:  # the status line and headers are still buffered: trickle them too
+                    pending = b"".join([*self._headers_buffer, b"\r\n", data])  # type: ignore[attr-defined]
+                    self._headers_buffer = []  # type: ignore[attr-defined]
+                for start in range(0, len(pending), 8):
+                    self.wfile.write(pending[start : start + 8])
+                    self.wfile.flush()
+                    time.sleep(reply.trickle_pause_s)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test)
 

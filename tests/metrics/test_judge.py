@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,7 @@ from goldgate.metrics.batch import MetricContext
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.judge import LLMJudge
 from goldgate.metrics.registry import create_metric
+from goldgate.stats import as_stats_array, compare
 from tests.metrics.fake_openai import (
     COMPLETION_TOKENS,
     PROMPT_TOKENS,
@@ -216,23 +220,41 @@ def test_a_missing_key_variable_is_an_error_naming_it(tmp_path: Path) -> None:
         score_corpus([("j", metric)], ["a"], [["b"]], inputs=["q"])
 
 
-def test_gate_end_to_end_with_rationale_in_the_report(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Bless, rerun from the cache, then a regression through the real command, exit 1."""
+def qa_project(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    goldens: list[dict[str, Any]],
+    judge_yaml: str,
+    max_drop: float,
+    top: str,
+) -> Callable[[list[str]], None]:
+    """A project in ``tmp_path`` (the cwd now) with suite ``qa`` scored by ``llm_judge``.
+
+    ``judge_yaml`` holds the judge's options, ``max_drop`` its gate, ``top`` the configuration's
+    other top-level keys. Returns a function writing the system's outputs in golden order.
+    """
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CI", "true")
-    monkeypatch.setenv("JUDGE_KEY", KEY)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    goldens = [
-        {"id": f"q{i}", "input": f"Capital of country {i}?", "references": ["Paris"]}
-        for i in range(12)
-    ]
     (tmp_path / "goldens.jsonl").write_text(
         "".join(json.dumps(g) + "\n" for g in goldens), encoding="utf-8"
     )
-    (tmp_path / "rubric.md").write_text("Correct answers name Paris.\n", encoding="utf-8")
     (tmp_path / "out").mkdir()
+    config = textwrap.dedent(
+        """
+        version: 1
+        system: {predictions: "out/{suite}.jsonl"}
+        suites:
+          qa:
+            goldens: goldens.jsonl
+            metrics:
+              llm_judge:
+        """
+    )
+    config += textwrap.indent(textwrap.dedent(judge_yaml).strip(), " " * 8) + "\n"
+    config += f"    gate:\n      llm_judge: {{max_drop: {max_drop}}}\n"
+    config += textwrap.dedent(top).strip() + "\n"
+    (tmp_path / "goldgate.yaml").write_text(config, encoding="utf-8")
 
     def outputs(texts: list[str]) -> None:
         (tmp_path / "out" / "qa.jsonl").write_text(
@@ -243,29 +265,34 @@ def test_gate_end_to_end_with_rationale_in_the_report(
             encoding="utf-8",
         )
 
+    return outputs
+
+
+def test_gate_end_to_end_with_rationale_in_the_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bless, rerun from the cache, then a regression through the real command, exit 1."""
+    monkeypatch.setenv("JUDGE_KEY", KEY)
+    goldens = [
+        {"id": f"q{i}", "input": f"Capital of country {i}?", "references": ["Paris"]}
+        for i in range(12)
+    ]
+    (tmp_path / "rubric.md").write_text("Correct answers name Paris.\n", encoding="utf-8")
     with fake_judge(by_answer) as server:
-        (tmp_path / "goldgate.yaml").write_text(
-            textwrap.dedent(
-                f"""
-                version: 1
-                system: {{predictions: "out/{{suite}}.jsonl"}}
-                suites:
-                  qa:
-                    goldens: goldens.jsonl
-                    metrics:
-                      llm_judge:
-                        base_url: {server.url}
-                        model: judge-1
-                        api_key_env: JUDGE_KEY
-                        rubric_file: rubric.md
-                        backoff_s: 0.001
-                        price_input_per_mtok: 1.0
-                    gate:
-                      llm_judge: {{max_drop: 5.0}}
-                report: {{formats: [md, html, json]}}
-                """
-            ),
-            encoding="utf-8",
+        outputs = qa_project(
+            tmp_path,
+            monkeypatch,
+            goldens,
+            f"""
+            base_url: {server.url}
+            model: judge-1
+            api_key_env: JUDGE_KEY
+            rubric_file: rubric.md
+            backoff_s: 0.001
+            price_input_per_mtok: 1.0
+            """,
+            5.0,
+            "report: {formats: [md, html, json]}",
         )
         outputs([f"It is Paris ({i})." for i in range(12)])
         assert main(["bless", "-q"]) == 0
@@ -308,3 +335,121 @@ def test_gate_end_to_end_with_rationale_in_the_report(
                 data = gzip.decompress(data)
             assert KEY.encode() not in data, path
     assert KEY not in out + err
+
+
+def noisy_judge(seen: Seen) -> Reply:
+    """A judge that disagrees with itself: sample k (seed k) of an answer gets a scripted grade.
+
+    Version 1 of every answer gets 5, 1, 5, 1 (mean 50 on 0-100); version 2 of an even
+    example gets 5, 1, 4, 1 (43.75), of an odd one the same as version 1. Version 2 is worse
+    by 3.125 points on average, on every even example alike, while the judge's own spread is
+    50 points.
+    """
+    number, version = re.fullmatch(r"answer (\d+) v(\d)", seen.candidate).groups()  # type: ignore[union-attr]
+    grades = [5, 1, 5, 1] if version == "1" or int(number) % 2 else [5, 1, 4, 1]
+    return valid(grades[seen.body["seed"]])
+
+
+def test_judge_noise_is_resampled_so_a_delta_within_it_is_not_significant(
+    tmp_path: Path,
+) -> None:
+    ids = [f"e{i:02d}" for i in range(20)]
+    references = [["a reference"]] * len(ids)
+    with fake_judge(noisy_judge) as server:
+        metric = judge(server, tmp_path, samples=4, fields=["candidate", "references"])
+        sides = []
+        for version in (2, 1):
+            candidates = [f"answer {i} v{version}" for i in range(len(ids))]
+            (result,) = score_corpus([("j", metric)], candidates, references, ids=ids)
+            sides.append(as_stats_array(result.stats, len(metric.stat_names)))
+        assert len(server.requests) == 2 * 4 * len(ids)
+    current, baseline = sides
+    assert metric.stat_names[6:] == ("judgment_1", "judgment_2", "judgment_3", "judgment_4")
+    assert current.shape == (1, 20, 10)
+
+    def bootstrap(metric: Any, current: Any, baseline: Any) -> Any:
+        return compare(metric, current, baseline, resamples=1000, alpha=0.05, seed=7)
+
+    two_level = bootstrap(metric, current, baseline)
+    # The same examples with only their pooled statistics: the one-level bootstrap resamples
+    # examples whose means it takes as exact, and calls the drop significant.
+    plain = LLMJudge(dataclasses.replace(metric.options, samples=1))
+    one_level = bootstrap(plain, current[:, :, :6], baseline[:, :, :6])
+    assert two_level.delta == pytest.approx(-3.125) and one_level.delta == pytest.approx(-3.125)
+    assert one_level.significant(0.05)
+    assert not two_level.significant(0.05)
+    assert two_level.interval.low < one_level.interval.low
+    assert two_level.interval.high > 0 > one_level.interval.high
+    # Deterministic for the seed; another seed draws other judgments.
+    assert bootstrap(metric, current, baseline) == two_level
+    other = compare(metric, current, baseline, resamples=1000, alpha=0.05, seed=8)
+    assert other.interval != two_level.interval
+
+
+def test_gate_forgives_a_drop_within_the_judges_noise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the real command: the drop above is forgiven with samples 4 (one-level: fail)."""
+    goldens = [{"id": f"e{i:02d}", "input": "q", "references": ["ref"]} for i in range(20)]
+
+    def outputs(version: int) -> None:
+        write([f"answer {i} v{version}" for i in range(20)])
+
+    with fake_judge(noisy_judge) as server:
+        write = qa_project(
+            tmp_path,
+            monkeypatch,
+            goldens,
+            f"""
+            base_url: {server.url}
+            model: judge-1
+            rubric: Grade it.
+            fields: [candidate, references]
+            samples: 4
+            """,
+            1.0,
+            """
+            significance: {seed: 7}
+            report: {formats: [json]}
+            """,
+        )
+        outputs(1)
+        assert main(["bless", "-q"]) == 0
+        outputs(2)
+        assert main(["run", "-q"]) == 0
+    result = json.loads((tmp_path / "goldgate-report" / "result.json").read_text())
+    (check,) = result["suites"][0]["checks"]
+    assert check["status"] == "forgiven", check["message"]
+    assert check["delta"] == pytest.approx(-3.125)
+    assert check["p_value"] > 0.5
+    assert check["interval"]["low"] < -10 and check["interval"]["high"] > 10
+
+
+@pytest.mark.parametrize("trickle", ["status", "body"])
+def test_timeout_s_is_a_deadline_for_the_whole_call(tmp_path: Path, trickle: str) -> None:
+    """A server sending a few bytes every 50 ms never trips a per-read timeout of 0.3 s; the
+    whole reply (~1.5 s of trickle) must still miss the 0.3 s deadline and be retried."""
+    slow = Reply(content=json.dumps({"score": 5, "rationale": "slow"}), trickle=trickle)
+    with fake_judge(by_answer) as server:
+        server.script.append(slow)
+        metric = judge(server, tmp_path, timeout_s=0.3, concurrency=1, max_retries=0)
+        with pytest.raises(GoldgateError) as raised:
+            score(metric)
+        assert "no reply within timeout_s=0.3 (after 1 attempt)" in str(raised.value)
+        # Given a retry, the next (prompt) reply is used: the cut-short one left no trace.
+        server.script.append(slow)
+        retried = judge(server, tmp_path, timeout_s=0.3, concurrency=1, max_retries=1)
+        assert score(retried).per_example() == [100.0, 0.0, 100.0]
+        assert retried.calls.retries == 1
+
+
+def test_an_https_endpoint_goes_through_tls(tmp_path: Path) -> None:
+    """The deadline-watched TLS connection is used for https: a plain-HTTP server fails the
+    handshake, which is a clear, retried connection error naming the endpoint."""
+    with fake_judge(by_answer) as server:
+        url = server.url.replace("http://", "https://")
+        metric = judge(server, tmp_path, base_url=url, max_retries=0, concurrency=1)
+        with pytest.raises(GoldgateError) as raised:
+            score(metric)
+    assert f"cannot reach {url}" in str(raised.value)
+    assert "SSL" in str(raised.value)

@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from typing import (
+    TYPE_CHECKING,
     Any,
     ClassVar,
     Generic,
@@ -28,6 +29,10 @@ from typing import (
 
 from goldgate._version import __version__
 from goldgate.errors import did_you_mean
+
+if TYPE_CHECKING:  # annotations only: importing the metric contract needs no numpy
+    import numpy as np
+    import numpy.typing as npt
 
 Stats = tuple[float, ...]
 
@@ -359,6 +364,17 @@ class Metric(ABC, Generic[OptionsT]):
     def components(self, stats: Sequence[float]) -> dict[str, Any]:
         """Extra figures reported beside the score (precision, recall, brevity penalty...)."""
         return {}
+
+    def bootstrap_stats(self, stats: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """What the paired bootstrap resamples, from a ``(samples, n, k)`` statistics array.
+
+        The statistics themselves by default. A metric whose example statistics pool several
+        noisy measurements (an LLM judge asked ``samples`` times) returns one pseudo-sample
+        per measurement instead, so that the bootstrap draws them within each example as it
+        draws a system's samples, and the interval carries their noise. The score of the
+        returned array must equal that of ``stats``.
+        """
+        return stats
 
     # -- signature --------------------------------------------------------------------------
     @abstractmethod

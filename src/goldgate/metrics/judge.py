@@ -10,10 +10,12 @@ Reproducible where the endpoint allows it: temperature 0 and a seed are sent (ju
 ``k`` of ``samples`` uses ``seed + k``), and every judgment is cached on disk keyed by the
 endpoint, the model, the rubric and the texts (:mod:`goldgate.metrics.judge_cache`), so a
 rerun re-asks nothing it has asked before. With ``samples > 1`` an example's statistics hold
-the sum of its judgments and their count: its score is their mean, and the bootstrap, which
-resamples examples, resamples these noisy means — the judge's disagreement widens the
-interval instead of vanishing. ``judge_spread`` (the mean per-example standard deviation of
-the judgments) is reported beside the score, with the tokens and the cost they represent.
+the sum of its judgments and their count (its score is their mean) and each judgment apart:
+the paired bootstrap draws the judgments with replacement within every drawn example, as it
+draws a system's samples (:func:`goldgate.stats.compare_many`), so a delta within the
+judge's disagreement with itself is not called significant. ``judge_spread`` (the mean
+per-example standard deviation of the judgments) is reported beside the score, with the
+tokens and the cost they represent.
 
 The API key is read from the environment variable the configuration names, sent only in the
 ``Authorization`` header, and is never part of a signature, the cache, a report or an error.
@@ -29,6 +31,9 @@ from collections.abc import Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Any, Literal
 from urllib.parse import urlsplit
+
+import numpy as np
+import numpy.typing as npt
 
 from goldgate.errors import GoldgateError, MetricError
 from goldgate.metrics.base import MetricOptions, option
@@ -104,22 +109,30 @@ class JudgeOptions(MetricOptions):
             raise ValueError("api_key_env is the name of an environment variable")
 
 
+#: An example's statistics: its judgments pooled (then, with samples > 1, each judgment's score).
+_POOLED: tuple[str, ...] = (
+    "score_sum",
+    "judgments",
+    "examples",
+    "spread_sum",
+    "prompt_tokens",
+    "completion_tokens",
+)
+
+
 class LLMJudge(BatchMetric[JudgeOptions]):
     """Rubric-graded 0–100 score from a chat-completions judge, averaged over examples."""
 
     name = "llm_judge"
     Options = JudgeOptions
-    stat_names = (
-        "score_sum",
-        "judgments",
-        "examples",
-        "spread_sum",
-        "prompt_tokens",
-        "completion_tokens",
-    )
+    stat_names = _POOLED
 
     def __init__(self, options: JudgeOptions) -> None:
         super().__init__(options)
+        if options.samples > 1:
+            # Each judgment kept apart as well, so the bootstrap can draw them (bootstrap_stats).
+            judgments = tuple(f"judgment_{k}" for k in range(1, options.samples + 1))
+            self.stat_names = (*_POOLED, *judgments)  # type: ignore[misc]
         self._rubric: str | None = None
         #: this run's traffic: requests sent, retries, judgments served from the cache
         self.calls = CallStats()
@@ -330,7 +343,7 @@ class LLMJudge(BatchMetric[JudgeOptions]):
         scores = [100.0 * (j.score - o.scale_min) / (o.scale_max - o.scale_min) for j in judgments]
         mean = math.fsum(scores) / len(scores)
         spread = math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / len(scores))
-        return (
+        pooled = (
             math.fsum(scores),
             float(len(scores)),
             1.0,
@@ -338,6 +351,27 @@ class LLMJudge(BatchMetric[JudgeOptions]):
             float(sum(j.prompt_tokens for j in judgments)),
             float(sum(j.completion_tokens for j in judgments)),
         )
+        return pooled if o.samples == 1 else (*pooled, *scores)
+
+    def bootstrap_stats(self, stats: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """One pseudo-sample per judgment: ``(samples, n, k)`` → ``(samples × judgments, n, k)``.
+
+        Row ``s * J + j`` holds judgment ``j`` of system sample ``s`` as a one-judgment
+        example (score, 1 judgment, 1 example). Its score, the mean over pseudo-samples, is
+        the pooled score (every example has ``J`` judgments); the two-level bootstrap then
+        draws judgments with replacement within each drawn example.
+        """
+        judgments = self.options.samples
+        width = len(_POOLED)
+        if judgments == 1 or stats.shape[2] < width + judgments:
+            return stats  # one judgment each, or statistics that do not keep them apart
+        system_samples, n, k = stats.shape
+        each = stats[:, :, width : width + judgments].transpose(0, 2, 1)  # (samples, J, n)
+        out = np.zeros((system_samples * judgments, n, k), dtype=np.float64)
+        out[:, :, 0] = each.reshape(system_samples * judgments, n)
+        out[:, :, 1] = 1.0
+        out[:, :, 2] = 1.0
+        return out
 
     # -- scores -------------------------------------------------------------------------------
     def score_stats(self, stats: Sequence[float]) -> float:

@@ -1,7 +1,10 @@
 """One judgment from an OpenAI-compatible chat-completions endpoint: retries, timeout, parsing.
 
 Standard library only (``urllib``), imported when a judge first calls, so that no other
-metric pays for it. A call is retried with exponential backoff on 429 and 5xx (honouring a
+metric pays for it. ``timeout_s`` is a deadline for the whole call — connecting, sending, the
+reply's headers and its body — not urllib's per-read socket timeout, which a server trickling a
+byte at a time would never trip: a watchdog shuts the call's socket down when the deadline
+passes. A call is retried with exponential backoff on 429 and 5xx (honouring a
 ``Retry-After`` of up to a minute), on a timeout or a refused connection, and on a reply that
 does not parse; any other HTTP status fails at once. Every message this module produces has
 the API key replaced by ``***`` and untrusted text cut short: the key never reaches an error,
@@ -10,8 +13,12 @@ a log or a report.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import math
+import socket
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -97,12 +104,117 @@ def judge_once(
             sleep(wait)
 
 
+class _Deadline:
+    """A call's deadline: at it, every socket the call opened is shut down, ending any read."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._at = time.monotonic() + seconds
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self.expired = False
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def remaining(self) -> float:
+        """Seconds left (a little at least, so a socket timeout is never zero: non-blocking)."""
+        return max(0.001, self._at - time.monotonic())
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            expired = self.expired
+        if expired:
+            _shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _shut(sock: socket.socket) -> None:
+    # A blocked recv returns at once; closing stays urllib's. OSError: already closed.
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+@functools.cache
+def _tls_context() -> Any:
+    """The system's default TLS context, made once: loading the CA store costs ~20 ms."""
+    import ssl
+
+    return ssl.create_default_context()
+
+
+#: The deadline of the call running on this thread (calls run concurrently, one per thread).
+_CALL = threading.local()
+
+
+@functools.cache
+def _opener() -> Any:
+    """One urllib opener whose connections take their socket timeout from, and are watched
+    by, the calling thread's deadline (built on first use: urllib is imported only when a
+    judge calls; building it per call would cost more than the rest of the call)."""
+    import http.client
+    import urllib.request
+
+    class Watched(http.client.HTTPConnection):
+        def connect(self) -> None:
+            deadline: _Deadline = _CALL.deadline
+            # Bounds each step of connecting (the TLS handshake included) by what is left...
+            self.timeout = deadline.remaining()
+            super().connect()
+            # ...and from here the socket (the TLS one, wrapped last) is shut at the deadline.
+            deadline.watch(self.sock)
+
+    class WatchedTLS(Watched, http.client.HTTPSConnection):
+        pass  # Watched.connect runs first and around HTTPSConnection.connect
+
+    class HTTP(urllib.request.HTTPHandler):
+        def http_open(self, req: Any) -> Any:
+            return self.do_open(Watched, req)
+
+    class HTTPS(urllib.request.HTTPSHandler):
+        def https_open(self, req: Any) -> Any:
+            return self.do_open(WatchedTLS, req, context=_tls_context())
+
+    return urllib.request.build_opener(HTTP(), HTTPS())
+
+
 def _attempt(
     endpoint: Endpoint,
     body: dict[str, Any],
     parse: Callable[[str], tuple[float, str]],
     stats: CallStats,
 ) -> Judgment:
+    deadline = _CALL.deadline = _Deadline(endpoint.timeout_s)
+    try:
+        raw = _post(endpoint, body, stats, deadline)
+    except Exception:
+        if deadline.expired:  # whatever the shut-down socket raised: it was the deadline
+            raise _Retryable(_late(endpoint)) from None
+        raise
+    finally:
+        deadline.cancel()
+        _CALL.deadline = None
+    if deadline.expired:  # a reply cut short at the deadline is no reply
+        raise _Retryable(_late(endpoint))
+    return _read_reply(raw, parse)
+
+
+def _late(endpoint: Endpoint) -> str:
+    return f"no reply within timeout_s={endpoint.timeout_s:g}"
+
+
+def _post(endpoint: Endpoint, body: dict[str, Any], stats: CallStats, deadline: _Deadline) -> bytes:
+    import http.client
     import urllib.error
     import urllib.request
 
@@ -117,23 +229,23 @@ def _attempt(
     )
     stats.requests += 1
     try:
-        with urllib.request.urlopen(request, timeout=endpoint.timeout_s) as response:
-            raw = response.read()
+        with _opener().open(request, timeout=deadline.remaining()) as response:
+            raw: bytes = response.read()
     except urllib.error.HTTPError as exc:
         detail = _body_excerpt(exc)
         if exc.code in _RETRY_STATUSES:
             raise _Retryable(f"HTTP {exc.code}{detail}", _retry_after(exc)) from None
         raise JudgeCallError(endpoint.redact(f"HTTP {exc.code}{detail}")) from None
     except TimeoutError:
-        raise _Retryable(f"no reply within timeout_s={endpoint.timeout_s:g}") from None
+        raise _Retryable(_late(endpoint)) from None
     except urllib.error.URLError as exc:
         reason = exc.reason
         if isinstance(reason, TimeoutError):
-            raise _Retryable(f"no reply within timeout_s={endpoint.timeout_s:g}") from None
+            raise _Retryable(_late(endpoint)) from None
         raise _Retryable(f"cannot reach {endpoint.base_url}: {reason}") from None
-    except (ConnectionError, OSError) as exc:
-        raise _Retryable(f"connection failed: {exc}") from None
-    return _read_reply(raw, parse)
+    except (ConnectionError, OSError, http.client.HTTPException) as exc:
+        raise _Retryable(f"connection failed: {type(exc).__name__}: {exc}") from None
+    return raw
 
 
 def _read_reply(raw: bytes, parse: Callable[[str], tuple[float, str]]) -> Judgment:

@@ -299,12 +299,22 @@ def test_gate_end_to_end_with_rationale_in_the_report(
         assert len(server.requests) == 12
         assert main(["run"]) == 0
         assert len(server.requests) == 12  # every judgment came from the cache
-        # Half the answers go wrong: a significant drop.
-        outputs([f"It is Lyon ({i})." if i % 2 else f"It is Paris ({i})." for i in range(12)])
-        assert main(["run"]) == 1
-        assert len(server.requests) == 18
         report = tmp_path / "goldgate-report"
         result = json.loads((report / "result.json").read_text())
+        calls = {"requests": 0, "retries": 0, "cached": 12}
+        assert result["suites"][0]["metrics"][0]["calls"] == calls
+        # Half the answers go wrong: a significant drop. One call fails once and is retried.
+        outputs([f"It is Lyon ({i})." if i % 2 else f"It is Paris ({i})." for i in range(12)])
+        server.script.append(Reply(status=503))
+        assert main(["run"]) == 1
+        assert len(server.requests) == 19
+        result = json.loads((report / "result.json").read_text())
+        # This run's traffic beside the cost of judging the whole set (cached judgments too).
+        calls = {"requests": 7, "retries": 1, "cached": 6}
+        assert result["suites"][0]["metrics"][0]["calls"] == calls
+        this_run = "this run: 7 requests (1 retry), 6 judgments from the cache"
+        assert this_run in (report / "report.md").read_text()
+        assert this_run in (report / "report.html").read_text()
         from goldgate.result import RunResult
 
         loaded = RunResult.from_json_file(report / "result.json")

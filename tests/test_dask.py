@@ -1,25 +1,32 @@
-"""Dask: a LocalCluster of two workers gives the result.json of a local run, byte for byte."""
+"""Dask: a LocalCluster of two workers gives the result.json of a local run, byte for byte.
+
+Also for golden sets and predictions of many files (globs, file:// URLs) read, validated and
+scored on the workers, JSONL and Parquet; every bad input is an error naming its file and line.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from goldgate.config import load_config
+from goldgate.config import Config, DaskConfig, load_config
 from goldgate.dask_engine import DaskWorkerError, close_clients
-from goldgate.errors import SystemRunError
+from goldgate.errors import GoldenSetError, GoldgateError, InputError, SystemRunError, UsageError
 from goldgate.metrics import parallel
 from goldgate.metrics.registry import FunctionMetric
-from goldgate.runner import bless, run, score_suite
+from goldgate.runner import bless, check, run, score_suite
 from tests.test_scale import make_project
 
 distributed = pytest.importorskip("distributed")
 dask = pytest.importorskip("dask")
+pq = pytest.importorskip("pyarrow.parquet")
+pa = pytest.importorskip("pyarrow")
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +50,6 @@ def cluster() -> Iterator[str]:
 
 
 def _on(config: Any, address: str | None) -> Any:
-    from goldgate.config import DaskConfig
-
     dask_config = DaskConfig(address=address) if address else None
     engine = config.engine.model_copy(update={"dask": dask_config, "jobs": 1})
     return config.model_copy(update={"engine": engine})
@@ -155,3 +160,274 @@ def test_a_killed_worker_is_survived_or_a_clear_error(tmp_path: Path, cluster: s
     every = FunctionMetric("always_dies", always_dies, FunctionMetric.Options())
     with pytest.raises(DaskWorkerError, match="no score was computed"):
         parallel.score_arrays([("m", every)], cands, refs, chunk_size=3, dask=cluster)
+
+
+# -- golden sets and predictions of many files, read on the cluster (dask_data) ---------------
+
+#: uneven golden files (one of a single record) and predictions split elsewhere, reversed
+GOLDEN_SPLITS = [(0, 9), (9, 30), (30, 31), (31, 60)]
+PREDICTION_SPLITS = [(0, 25), (25, 60)]
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _write(path: Path, rows: list[dict[str, Any]], parquet: bool) -> None:
+    if parquet:
+        pq.write_table(pa.Table.from_pylist(rows), path, row_group_size=7)
+    else:
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+def _split(root: Path, parquet: bool) -> tuple[str, str]:
+    """The project's golden set and predictions as partitions; their goldens/predictions."""
+    suffix = "parquet" if parquet else "jsonl"
+    goldens = _rows(root / "goldens" / "gen.jsonl")
+    predictions = _rows(root / "preds" / "gen.jsonl")
+    for index, (start, end) in enumerate(GOLDEN_SPLITS):
+        _write(root / "goldens" / f"part-{index}.{suffix}", goldens[start:end], parquet)
+    for index, (start, end) in enumerate(PREDICTION_SPLITS):
+        part = predictions[start:end][::-1]
+        _write(root / "preds" / f"part-{index}.{suffix}", part, parquet)
+    return f"goldens/part-*.{suffix}", f"file://{root}/preds/part-*.{suffix}"
+
+
+def _configured(
+    config: Config, address: str | None, goldens: str | None = None, predictions: str | None = None
+) -> Config:
+    """``config`` on the cluster at ``address`` with these goldens and predictions locations."""
+    suites = config.suites
+    if goldens is not None:
+        raw = {**config.suites["gen"].model_dump(), "goldens": goldens}
+        raw.pop("system")
+        suite = type(config.suites["gen"]).model_validate(raw)
+        if "://" not in goldens:
+            suite = suite.model_copy(update={"goldens": config.root / goldens})
+        suites = {"gen": suite}
+    system = config.system
+    if predictions is not None and system is not None:
+        system = system.model_copy(update={"predictions": predictions})
+    engine = config.engine.model_copy(
+        update={"dask": DaskConfig(address=address) if address else None, "jobs": 1}
+    )
+    return config.model_copy(update={"engine": engine, "suites": suites, "system": system})
+
+
+def _outcome(config: Config) -> tuple[bytes, dict[str, Any]]:
+    """The baseline bytes of a bless and the result of a run against it, made comparable:
+    the golden set's location is the one place they may differ, and a line is only kept
+    for a one-file set."""
+    bless(config)
+    label = json.dumps(json.loads(config.baseline.read_text())["suites"]["gen"]["goldens"])
+    baseline = config.baseline.read_bytes().replace(label.encode(), b'"GOLDENS"')
+    run(config)
+    result: dict[str, Any] = json.loads((config.root / "out" / "result.json").read_text())
+    result.pop("created_at")
+    for suite in result["suites"]:
+        suite["goldens"] = "GOLDENS"
+        for example in suite["examples"]:
+            example.pop("line", None)
+    return baseline, result
+
+
+@pytest.mark.parametrize("parquet", [False, True], ids=["jsonl", "parquet"])
+def test_partitions_read_on_the_cluster_give_the_local_result_and_baseline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: str, parquet: bool
+) -> None:
+    make_project(tmp_path, 60, seed=8)
+    monkeypatch.chdir(tmp_path)
+    config = load_config(tmp_path / "goldgate.yaml")
+    local = _outcome(_configured(config, None))
+    goldens, predictions = _split(tmp_path, parquet)
+    (tmp_path / "goldens" / "gen.jsonl").unlink()  # the cluster reads only the partitions
+    (tmp_path / "preds" / "gen.jsonl").unlink()
+    on_dask = _configured(config, cluster, goldens, predictions)
+    assert _outcome(on_dask) == local
+    assert b"GOLDENS" in local[0]
+    # the golden set as `check` sees it: the same content hash as the one file's
+    [found] = check(on_dask)
+    assert found.error is None
+    assert found.golden_hash == local[1]["suites"][0]["golden_hash"]
+    assert found.n_examples == 60
+
+
+def test_a_file_url_golden_set_is_named_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: str
+) -> None:
+    make_project(tmp_path, 20, seed=2)
+    monkeypatch.chdir(tmp_path)
+    url = f"file://{tmp_path}/goldens/gen.jsonl"
+    text = (tmp_path / "goldgate.yaml").read_text().replace("goldens/gen.jsonl", url)
+    text += f"engine: {{dask: {{address: '{cluster}'}}}}\n"
+    (tmp_path / "goldgate.yaml").write_text(text)
+    config = load_config(tmp_path / "goldgate.yaml")
+    assert config.suites["gen"].goldens_location == url
+    result = run(config)
+    assert result.suites[0].error is None
+    assert result.suites[0].goldens == url
+    # one file: its lines are kept
+    assert [example.line for example in result.suites[0].examples[:3]] == [1, 2, 3]
+
+
+def test_a_callable_system_gets_a_golden_set_of_many_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: str
+) -> None:
+    make_project(tmp_path, 40, seed=6)
+    (tmp_path / "goldgate.yaml").write_text(CALLABLE_CONFIG)
+    (tmp_path / "dasksys.py").write_text(SYSTEM)
+    monkeypatch.chdir(tmp_path)
+    config = load_config(tmp_path / "goldgate.yaml")
+    run(_on(config, None))
+    local = _result(tmp_path)
+    goldens, _ = _split(tmp_path, parquet=False)
+    (tmp_path / "goldens" / "gen.jsonl").unlink()
+    on_dask = _configured(config, cluster, goldens)
+    run(on_dask)
+    got = _result(tmp_path)
+    for document in (local, got):
+        document["suites"][0]["goldens"] = "GOLDENS"
+        for example in document["suites"][0]["examples"]:
+            example.pop("line", None)
+    assert got == local
+    # the golden files are goldgate's, not the system's code: editing them is no new system
+    from goldgate.runner import _own_files
+
+    own = set(_own_files(on_dask))
+    assert {tmp_path / "goldens" / f"part-{i}.jsonl" for i in range(4)} <= own
+
+
+def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: str) -> Config:
+    make_project(tmp_path, 60, seed=9)
+    monkeypatch.chdir(tmp_path)
+    goldens, predictions = _split(tmp_path, parquet=False)
+    return _configured(load_config(tmp_path / "goldgate.yaml"), cluster, goldens, predictions)
+
+
+def test_a_bad_record_names_its_file_and_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: str
+) -> None:
+    config = _project(tmp_path, monkeypatch, cluster)
+    part = tmp_path / "goldens" / "part-3.jsonl"
+    rows = _rows(part)
+    rows[4]["references"] = []
+    _write(part, rows, parquet=False)
+    with pytest.raises(GoldenSetError) as raised:
+        score_suite(config, "gen")
+    assert str(raised.value) == f"{part}:5: id 'e35': 'references' is empty"
+    # and as a suite error of a run (exit 2), never a score
+    result = run(config)
+    assert result.verdict.exit_code == 2
+    assert result.suites[0].error == str(raised.value)
+
+    # bad UTF-8 and bad JSON are named as a local read names them
+    part.write_bytes(b'{"id": "x", "input": "a", "reference": "b"}\n{"id": "y", \xff}\n')
+    with pytest.raises(GoldenSetError, match=r"part-3\.jsonl:2:13: not valid UTF-8"):
+        score_suite(config, "gen")
+
+
+def test_a_bad_parquet_row_names_its_file_and_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: str
+) -> None:
+    make_project(tmp_path, 60, seed=9)
+    monkeypatch.chdir(tmp_path)
+    goldens, predictions = _split(tmp_path, parquet=True)
+    config = _configured(load_config(tmp_path / "goldgate.yaml"), cluster, goldens, predictions)
+    part = tmp_path / "goldens" / "part-1.parquet"
+    rows = pq.read_table(part).to_pylist()
+    rows[11]["input"] = None
+    _write(part, rows, parquet=True)
+    with pytest.raises(GoldenSetError, match=rf"^{re.escape(str(part))}:12: id 'e20': no 'input'$"):
+        score_suite(config, "gen")
+
+
+def test_an_id_in_two_partitions_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: str
+) -> None:
+    config = _project(tmp_path, monkeypatch, cluster)
+    goldens = tmp_path / "goldens"
+    rows = _rows(goldens / "part-3.jsonl")
+    rows[2]["id"] = "e4"
+    _write(goldens / "part-3.jsonl", rows, parquet=False)
+    with pytest.raises(GoldenSetError) as raised:
+        score_suite(config, "gen")
+    assert str(raised.value) == (
+        f"{goldens / 'part-3.jsonl'}:3: duplicate id 'e4' (first on {goldens / 'part-0.jsonl'}:5)"
+    )
+    # a callable or command system, and `check`, gather the golden set: the same error
+    assert check(config)[0].error == str(raised.value)
+
+    # predictions: an id twice across files, one unknown, one missing
+    (tmp_path / "p").mkdir()
+    config = _project(tmp_path / "p", monkeypatch, cluster)
+    preds = tmp_path / "p" / "preds"
+    rows = _rows(preds / "part-1.jsonl")
+    _write(preds / "part-1.jsonl", [*rows, _rows(preds / "part-0.jsonl")[0]], parquet=False)
+    with pytest.raises(InputError, match=r"part-1\.jsonl:36: duplicate id 'e24' \(first on "):
+        score_suite(config, "gen")
+    rows[0]["id"] = "nope"
+    _write(preds / "part-1.jsonl", rows, parquet=False)
+    with pytest.raises(SystemRunError, match=r"1 id\(s\) not in the golden set .*'nope' \("):
+        score_suite(config, "gen")
+    _write(preds / "part-1.jsonl", rows[1:], parquet=False)
+    with pytest.raises(SystemRunError, match=r"no output for 1 of 60 golden id\(s\): 'e59'"):
+        score_suite(config, "gen")
+
+
+def test_missing_files_and_no_cluster_are_clear_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: str
+) -> None:
+    config = _project(tmp_path, monkeypatch, cluster)
+    none = _configured(config, cluster, "goldens/nothing-*.jsonl")
+    with pytest.raises(GoldenSetError, match=r"nothing-\*\.jsonl: no file matches"):
+        score_suite(none, "gen")
+    url = _configured(config, cluster, f"file://{tmp_path}/goldens/absent.jsonl")
+    with pytest.raises(GoldenSetError, match=r"absent\.jsonl: golden set not found"):
+        score_suite(url, "gen")
+    yaml = _configured(config, cluster, "goldens/part-*.yaml")
+    with pytest.raises(GoldenSetError, match=r"read on a Dask cluster is one of \.jsonl"):
+        score_suite(yaml, "gen")
+    preds = _configured(config, cluster, predictions=f"file://{tmp_path}/preds/gone-*.jsonl")
+    with pytest.raises(InputError, match=r"gone-\*\.jsonl: no file matches"):
+        score_suite(preds, "gen")
+    here = _configured(config, None)
+    with pytest.raises(UsageError, match=r"is a glob or a URL: .* set engine\.dask"):
+        score_suite(here, "gen")
+    for error in (GoldenSetError, InputError, UsageError):
+        assert issubclass(error, GoldgateError) and error.exit_code == 2
+
+
+def test_a_worker_killed_mid_run_is_survived_or_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: str
+) -> None:
+    make_project(tmp_path, 60, seed=9)
+    monkeypatch.chdir(tmp_path)
+    whole = tmp_path / "preds" / "gen.jsonl"
+    rows = _rows(whole)
+    rows[21]["outputs"] = [f"die:{tmp_path / 'marker'}", "x"]  # scored on a worker: it dies
+    _write(whole, rows, parquet=False)
+    goldens, predictions = _split(tmp_path, parquet=False)
+    config = _configured(load_config(tmp_path / "goldgate.yaml"), cluster, goldens, predictions)
+    suite = config.suites["gen"]
+    metrics = {"tests.test_dask:dies_once": {}, "exact_match": {}}
+    once = config.model_copy(
+        update={"suites": {"gen": suite.model_copy(update={"metrics": metrics, "gate": {}})}}
+    )
+    on_dask = score_suite(once, "gen")  # a worker died; the scheduler ran the task again
+    assert (tmp_path / "marker").exists()
+    here = score_suite(_configured(once, None, "goldens/gen.jsonl", "preds/gen.jsonl"), "gen")
+    assert on_dask.golden.content_hash == here.golden.content_hash
+    assert on_dask.outputs == here.outputs
+    for got, want in zip(on_dask.scores.metrics, here.scores.metrics, strict=True):
+        assert got.stats.tolist() == want.stats.tolist()
+    dies = once.model_copy(
+        update={
+            "suites": {
+                "gen": suite.model_copy(
+                    update={"metrics": {"tests.test_dask:always_dies": {}}, "gate": {}}
+                )
+            }
+        }
+    )
+    with pytest.raises(DaskWorkerError, match="no score was computed"):
+        score_suite(dies, "gen")

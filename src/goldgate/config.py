@@ -22,6 +22,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
@@ -130,6 +131,12 @@ class SystemConfig(_Model):
             raise ValueError("this system has no predictions file")
         return root / self.predictions.replace("{suite}", suite)
 
+    def predictions_location(self, suite: str, root: Path) -> str:
+        """Like :meth:`predictions_path`, but an fsspec URL (``s3://...``) is kept as written."""
+        if self.predictions is not None and "://" in self.predictions:
+            return self.predictions.replace("{suite}", suite)
+        return str(self.predictions_path(suite, root))
+
 
 class GateRule(_Model):
     """The checks on one metric: thresholds and allowed drops against the baseline."""
@@ -177,7 +184,10 @@ class GateRule(_Model):
 class SuiteConfig(_Model):
     """One golden set, the metrics computed on it and the gate over them."""
 
-    goldens: Path = Field(description="golden set file: .jsonl, .yaml/.yml or .csv")
+    goldens: Path = Field(
+        description="golden set file: .jsonl, .yaml/.yml, .csv or .parquet; with engine.dask"
+        " also a glob of many files or an fsspec URL (s3://..., file://...)"
+    )
     metrics: dict[str, dict[str, Any]] = Field(
         description="metric name (or module:function) → options"
     )
@@ -186,6 +196,27 @@ class SuiteConfig(_Model):
         default=None, description="this suite's own system (replaces the top-level one)"
     )
     slices: bool = Field(default=True, description="score each tag as a slice")
+    # An fsspec URL as written: a Path would fold its "//" (s3://b/k -> s3:/b/k).
+    _goldens_url: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_url(cls, data: Any, handler: Callable[[Any], SuiteConfig]) -> SuiteConfig:
+        suite = handler(data)
+        given = data.get("goldens") if isinstance(data, dict) else None
+        if isinstance(given, str) and "://" in given:
+            suite._goldens_url = given
+        return suite
+
+    @property
+    def goldens_url(self) -> str | None:
+        """``goldens`` when it is a URL (read on a Dask cluster), as written."""
+        return self._goldens_url
+
+    @property
+    def goldens_location(self) -> str:
+        """Where the golden set is: its URL, or its (resolved) path, maybe a glob."""
+        return self._goldens_url or str(self.goldens)
 
     @field_validator("metrics", mode="before")
     @classmethod

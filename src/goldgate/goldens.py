@@ -89,6 +89,14 @@ def content_hash(records: tuple[GoldenRecord, ...] | list[GoldenRecord]) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def is_dataset(location: str) -> bool:
+    """Whether a golden set (or predictions) location is a glob of files or a URL
+    (``s3://...``, ``file://...``): such sets are read on a Dask cluster (see dask_data)."""
+    if "://" in location:
+        return True
+    return any(char in location for char in "*?[") and not Path(location).exists()
+
+
 def load_goldens(path: Path, suite: str) -> GoldenSet:
     """Read, validate and hash a golden set (format chosen by the file's suffix)."""
     from goldgate.parquet import PARQUET_SUFFIXES
@@ -108,16 +116,7 @@ def load_goldens(path: Path, suite: str) -> GoldenSet:
             raw = _read_yaml(text, path)
         else:
             raw = _read_csv(text, path)
-    records: list[GoldenRecord] = []
-    seen: dict[str, int] = {}
-    for where, number, data in raw:
-        record = _record(data, path, where, number)
-        if record.id in seen:
-            raise GoldenSetError(
-                f"{path}:{where}: duplicate id {record.id!r} (first on line {seen[record.id]})"
-            )
-        seen[record.id] = where
-        records.append(record)
+    records, seen = validated_records(raw, path)
     if not records:
         raise GoldenSetError(f"{path}: the golden set is empty")
     frozen = tuple(records)
@@ -128,8 +127,24 @@ def load_goldens(path: Path, suite: str) -> GoldenSet:
     return GoldenSet(suite=suite, path=path, records=frozen, content_hash=digest)
 
 
+def validated_records(raw: _Raw, path: Path | str) -> tuple[list[GoldenRecord], dict[str, int]]:
+    """The records of one file's raw rows, each validated, and id → line; an id twice is an
+    error naming both lines."""
+    records: list[GoldenRecord] = []
+    seen: dict[str, int] = {}
+    for where, number, data in raw:
+        record = _record(data, path, where, number)
+        if record.id in seen:
+            raise GoldenSetError(
+                f"{path}:{where}: duplicate id {record.id!r} (first on line {seen[record.id]})"
+            )
+        seen[record.id] = where
+        records.append(record)
+    return records, seen
+
+
 def _surrogate_error(
-    records: tuple[GoldenRecord, ...], path: Path, lines: dict[str, int]
+    records: tuple[GoldenRecord, ...], path: Path | str, lines: dict[str, int]
 ) -> GoldenSetError:
     # A UTF-8 file can still spell a lone surrogate with a JSON or YAML escape (\ud800); it
     # is not text, and nothing downstream (hash, cache, reports) can encode it.
@@ -152,13 +167,18 @@ def read_utf8(path: Path, error: type[GoldgateError], *, what: str) -> str:
         data = read_regular(path, error, what=what)
     except FileNotFoundError:
         raise error(f"{path}: {what} not found") from None
+    return decode_utf8(data, str(path), error)
+
+
+def decode_utf8(data: bytes, label: str, error: type[GoldgateError]) -> str:
+    """Bytes read from ``label`` as text; bad UTF-8 names the line and byte offset."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise error(
-            f"{path}:{line}:{column}: not valid UTF-8 (byte offset {exc.start}: "
+            f"{label}:{line}:{column}: not valid UTF-8 (byte offset {exc.start}: "
             f"{data[exc.start : exc.start + 1]!r}); save the file as UTF-8"
         ) from None
 
@@ -168,7 +188,7 @@ def read_utf8(path: Path, error: type[GoldgateError], *, what: str) -> str:
 _Raw = Iterator[tuple[int, int, Any]]
 
 
-def _read_jsonl(text: str, path: Path) -> _Raw:
+def _read_jsonl(text: str, path: Path | str) -> _Raw:
     number = 0
     # Split on "\n" only: str.splitlines also breaks at U+2028 and friends, which JSON strings
     # may hold raw.
@@ -292,7 +312,7 @@ def _csv_record(columns: list[str], row: list[str]) -> dict[str, Any]:
 # -- validation -------------------------------------------------------------------------------
 
 
-def _record(data: Any, path: Path, line: int, number: int) -> GoldenRecord:
+def _record(data: Any, path: Path | str, line: int, number: int) -> GoldenRecord:
     where = f"{path}:{line}"
     if not isinstance(data, dict):
         raise GoldenSetError(f"{where}: a record must be an object, got {_kind(data)}")
@@ -312,7 +332,7 @@ def _record(data: Any, path: Path, line: int, number: int) -> GoldenRecord:
         references=_references(data, where),
         tags=_tags(data, where),
         meta=_meta(data, where),
-        line=number if path.suffix.lower() in YAML_SUFFIXES else line,
+        line=number if str(path).lower().endswith(YAML_SUFFIXES) else line,
     )
 
 

@@ -24,8 +24,14 @@ def is_parquet(path: Path) -> bool:
     return path.suffix.lower() in PARQUET_SUFFIXES
 
 
-def iter_rows(path: Path, error: type[GoldgateError], *, what: str) -> Iterator[tuple[int, Any]]:
-    """``(row number, row as a dict)`` of every row of a Parquet file, batch by batch."""
+def iter_rows(
+    path: Path | str, error: type[GoldgateError], *, what: str, source: Any = None
+) -> Iterator[tuple[int, Any]]:
+    """``(row number, row as a dict)`` of every row of a Parquet file, batch by batch.
+
+    ``source``, when given, is an open binary file (an fsspec file on a Dask worker) read
+    instead of ``path``, which then only names it in messages.
+    """
     try:
         import pyarrow.parquet as pq
     except ImportError:
@@ -33,7 +39,7 @@ def iter_rows(path: Path, error: type[GoldgateError], *, what: str) -> Iterator[
             f"{path}: reading a Parquet {what} needs pyarrow: pip install 'goldgate[parquet]'"
         ) from None
     try:
-        handle = pq.ParquetFile(path)
+        handle = pq.ParquetFile(path if source is None else source)
     except FileNotFoundError:
         raise error(f"{path}: {what} not found") from None
     except OSError as exc:

@@ -14,6 +14,7 @@ are averaged the same way, and components are computed from statistics pooled ov
 
 from __future__ import annotations
 
+import glob
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -57,7 +58,7 @@ from goldgate.gate import (
     verdict_of,
 )
 from goldgate.golden_change import describe, removed_check, shared_baseline
-from goldgate.goldens import GoldenSet, load_goldens
+from goldgate.goldens import GoldenSet, is_dataset, load_goldens
 from goldgate.metrics.batch import BatchMetric, MetricContext
 from goldgate.metrics.engine import MetricComputeError, score_corpus
 from goldgate.metrics.parallel import resolve_jobs, score_arrays
@@ -338,7 +339,7 @@ def _score_reusing(
     if previous is None or previous.system is None or system.kind == "predictions":
         return score_suite(config, name, progress=progress)
     suite = config.suites[name]
-    golden = load_goldens(suite.goldens, name)
+    golden = load_suite_goldens(config, name)
     counts = [len(record.references) for record in golden.records]
     signatures = {
         spec: str(metric.signature(counts)) for spec, metric in suite.create_metrics().items()
@@ -386,9 +387,9 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
     """Validate golden sets and the baseline against the configuration, running no system."""
     baseline, label = _load_baseline(config, baseline_ref)
     found: list[SuiteCheck] = []
-    for name, suite in config.suites.items():
+    for name in config.suites:
         try:
-            golden = load_goldens(suite.goldens, name)
+            golden = load_suite_goldens(config, name)
             metrics = create_suite_metrics(config, name)
             counts = [len(record.references) for record in golden.records]
             signatures = {spec: str(metric.signature(counts)) for spec, metric in metrics.items()}
@@ -449,9 +450,12 @@ def score_suite(
     """
     from goldgate.systems import collect_outputs
 
-    suite = config.suites[name]
-    golden = load_goldens(suite.goldens, name)
     system = config.system_for(name)
+    if _partitions_on_dask(config, name):
+        from goldgate.dask_data import score_predictions_on_dask
+
+        return score_predictions_on_dask(config, name)
+    golden = load_suite_goldens(config, name)
     outputs: dict[str, list[str]] = {}
     if known and system.kind != "predictions":
         outputs = {
@@ -503,10 +507,44 @@ def score_suite(
     return replace(scored, cache=cache, identity=identity)
 
 
+def load_suite_goldens(config: Config, name: str) -> GoldenSet:
+    """A suite's golden set: its file read here, or a glob/URL read on the Dask cluster."""
+    suite = config.suites[name]
+    if is_dataset(suite.goldens_location):
+        from goldgate.dask_data import load_goldens_on_dask
+
+        return load_goldens_on_dask(config, name)
+    return load_goldens(suite.goldens, name)
+
+
+def _partitions_on_dask(config: Config, name: str) -> bool:
+    """Whether a predictions suite is read, joined and scored on the cluster (see dask_data)."""
+    system = config.system_for(name)
+    locations = [config.suites[name].goldens_location]
+    if system.kind == "predictions":
+        locations.append(system.predictions_location(name, config.root))
+    if not any(is_dataset(location) for location in locations):
+        return False
+    if config.engine.dask_address is None:
+        from goldgate.dask_data import needs_cluster
+
+        raise needs_cluster(name, next(place for place in locations if is_dataset(place)))
+    return system.kind == "predictions"
+
+
+def _goldens_label(config: Config, name: str) -> str:
+    """The golden set as results and the baseline name it: a URL as written, else a path."""
+    suite = config.suites[name]
+    return suite.goldens_url or _relative(suite.goldens, config.root)
+
+
 def _own_files(config: Config) -> list[Path]:
     """goldgate's own files: editing them does not change the system under test."""
     own = [config.baseline, config.report.dir, config.cache_dir]
-    own += [suite.goldens for suite in config.suites.values()]
+    for suite in config.suites.values():
+        # a glob's files, each (a URL names no file of the project)
+        many = is_dataset(suite.goldens_location) and suite.goldens_url is None
+        own += [Path(p) for p in glob.glob(str(suite.goldens))] if many else [suite.goldens]
     if config.source is not None:
         own.append(config.source)
     return own
@@ -582,7 +620,21 @@ def score_outputs(
         except MetricComputeError as exc:
             sample = f", sample {s}" if samples > 1 else ""
             raise exc.naming(f"suite {name!r}, id {ids[exc.index]!r}{sample}") from None
-    counts = [len(refs) for refs in references]
+    return scored_from_arrays(name, golden, outputs, pairs, per_sample, notes)
+
+
+def scored_from_arrays(
+    name: str,
+    golden: GoldenSet,
+    outputs: dict[str, list[str]],
+    pairs: Sequence[tuple[str, Any]],
+    per_sample: Sequence[Sequence[FloatArray]],
+    notes: dict[str, Any] | None = None,
+) -> ScoredSuite:
+    """A scored suite from per-example statistics (per sample, per metric) already computed."""
+    ids = [record.id for record in golden.records]
+    samples = len(per_sample)
+    counts = [len(record.references) for record in golden.records]
     scored_metrics = []
     for position, (spec, metric) in enumerate(pairs):
         stats: FloatArray = np.stack([per_sample[s][position] for s in range(samples)])
@@ -599,7 +651,7 @@ def score_outputs(
             tags=tuple(record.tags for record in golden.records),
             metrics=tuple(scored_metrics),
         ),
-        notes=notes,
+        notes=notes or {},
     )
 
 
@@ -750,7 +802,7 @@ def _gate_suite(
     result = SuiteResult(
         name=name,
         verdict=evaluation.verdict,
-        goldens=_relative(suite.goldens, config.root),
+        goldens=_goldens_label(config, name),
         golden_hash=scored.golden.content_hash,
         n_examples=len(scored.golden),
         metrics=evaluation.metrics,
@@ -830,7 +882,7 @@ def suite_baseline(config: Config, scored: ScoredSuite) -> SuiteBaseline:
     ids = scored.scores.ids
     return SuiteBaseline.build(
         golden_hash=scored.golden.content_hash,
-        goldens=_relative(config.suites[scored.scores.name].goldens, config.root),
+        goldens=_goldens_label(config, scored.scores.name),
         samples=scored.samples,
         metrics=metrics,
         ids=ids,
@@ -842,7 +894,7 @@ def suite_baseline(config: Config, scored: ScoredSuite) -> SuiteBaseline:
 
 def _kept_outputs(config: Config, name: str, old: SuiteBaseline) -> dict[str, list[str]]:
     """The blessed outputs ``bless --new-only`` keeps; an edited example is refused first."""
-    golden = load_goldens(config.suites[name].goldens, name)
+    golden = load_suite_goldens(config, name)
     digests = _digests(golden)
     blessed_digests = old.digests()
     for example_id, digest in digests.items():
@@ -1032,7 +1084,7 @@ def failed_suite(config: Config, name: str, error: str) -> SuiteResult:
     return SuiteResult(
         name=name,
         verdict=Verdict.ERROR,
-        goldens=_relative(config.suites[name].goldens, config.root),
+        goldens=_goldens_label(config, name),
         golden_hash="",
         n_examples=0,
         metrics=[],

@@ -255,16 +255,7 @@ def read_predictions(path: Path, golden: GoldenSet, *, samples: int = 1) -> dict
     unknown: list[tuple[str, int]] = []
     for number, item in _prediction_rows(path):
         where = f"{path}:{number}"
-        if not isinstance(item, dict):
-            raise InputError(f"{where}: expected an object with 'id' and 'output'")
-        record_id = _text_id(item.get("id"))
-        if record_id is None:
-            raise InputError(f"{where}: the line has no 'id' (text)")
-        if record_id in lines:
-            raise InputError(
-                f"{where}: duplicate id {record_id!r} (first on line {lines[record_id]})"
-            )
-        lines[record_id] = number
+        record_id = prediction_id(item, where, number, lines)
         if record_id not in expected:
             unknown.append((record_id, number))
             continue
@@ -283,6 +274,27 @@ def read_predictions(path: Path, golden: GoldenSet, *, samples: int = 1) -> dict
     return {record.id: found[record.id] for record in golden.records}
 
 
+def prediction_id(item: Any, where: str, number: int, lines: dict[str, int]) -> str:
+    """The id of one predictions row (noted in ``lines``); a bad or repeated one is an error."""
+    if not isinstance(item, dict):
+        raise InputError(f"{where}: expected an object with 'id' and 'output'")
+    record_id = _text_id(item.get("id"))
+    if record_id is None:
+        raise InputError(f"{where}: the line has no 'id' (text)")
+    if record_id in lines:
+        raise InputError(f"{where}: duplicate id {record_id!r} (first on line {lines[record_id]})")
+    lines[record_id] = number
+    return record_id
+
+
+def prediction_lines(text: str, label: str) -> Iterator[tuple[int, Any]]:
+    """``(line, item)`` of the JSON Lines text of a predictions file named ``label``."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        yield number, loads_json(line, f"{label}:{number}", InputError)
+
+
 def _prediction_rows(path: Path) -> Iterator[tuple[int, Any]]:
     """``(line or row, item)`` of a JSONL predictions file, or of a Parquet one in batches."""
     from goldgate.parquet import is_parquet, iter_rows
@@ -291,11 +303,7 @@ def _prediction_rows(path: Path) -> Iterator[tuple[int, Any]]:
         for number, row in iter_rows(path, InputError, what="predictions file"):
             yield number, {key: value for key, value in row.items() if value is not None}
         return
-    text = read_utf8(path, InputError, what="predictions file")
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        yield number, loads_json(line, f"{path}:{number}", InputError)
+    yield from prediction_lines(read_utf8(path, InputError, what="predictions file"), str(path))
 
 
 def _prediction_outputs(item: dict[str, Any], samples: int, where: str) -> list[str]:

@@ -114,11 +114,11 @@ def score_chunks(
         from goldgate.dask_engine import client_for, score_on_dask
 
         parts = score_on_dask(client_for(dask), pairs, chunks)
-        return _stack(pairs, parts, total)
+        return stack_parts(pairs, parts, total)
     if jobs > 1 and not _picklable(pairs):
         jobs = 1  # a metric that cannot travel to a worker (a local function) scores here
     parts = _score_local(pairs, chunks) if jobs <= 1 else _score_pool(pairs, chunks, jobs)
-    return _stack(pairs, parts, total)
+    return stack_parts(pairs, parts, total)
 
 
 def chunk_arrays(pairs: MetricPairs, chunk: Chunk) -> list[FloatArray]:
@@ -208,9 +208,10 @@ def _worker_died() -> ScoringWorkerError:
     )
 
 
-def _stack(
+def stack_parts(
     pairs: MetricPairs, parts: Iterable[list[FloatArray]], total: int | None
 ) -> list[FloatArray]:
+    """The parts' rows stacked per metric; an error in a part is named at its corpus position."""
     collected: list[list[FloatArray]] = []
     out: list[FloatArray] | None = None
     row = 0

@@ -1,7 +1,8 @@
 """Peer for the benchmark: sacrebleu's corpus BLEU and chrF over a JSONL file.
 
 Rows are ``{"candidate": str, "references": [str, ...]}``; reference counts may differ (a
-missing reference is ``None``, as sacrebleu expects). Prints ``{"bleu", "chrf"}``.
+missing reference is ``None``, as sacrebleu expects). Prints ``{"bleu", "chrf"}``, or only the
+metrics named after the path (``sacrebleu_peer.py data.jsonl chrf``).
 """
 
 import json
@@ -23,12 +24,15 @@ def load(path):
     return hypotheses, streams
 
 
-def main(path):
+def main(path, names):
     hypotheses, streams = load(path)
-    bleu = sacrebleu.corpus_bleu(hypotheses, streams)
-    chrf = sacrebleu.corpus_chrf(hypotheses, streams)
-    print(json.dumps({"bleu": bleu.score, "chrf": chrf.score}))
+    scores = {}
+    if "bleu" in names:
+        scores["bleu"] = sacrebleu.corpus_bleu(hypotheses, streams).score
+    if "chrf" in names:
+        scores["chrf"] = sacrebleu.corpus_chrf(hypotheses, streams).score
+    print(json.dumps(scores))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2:] or ["bleu", "chrf"])

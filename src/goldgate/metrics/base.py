@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # annotations only: importing the metric contract needs no nu
     import numpy as np
     import numpy.typing as npt
 
+    from goldgate.metrics.text_batch import TextBatch
+
 Stats = tuple[float, ...]
 
 T = TypeVar("T")
@@ -349,6 +351,15 @@ class Metric(ABC, Generic[OptionsT]):
         return text
 
     # -- statistics -------------------------------------------------------------------------
+    def batch_stats(self, batch: TextBatch) -> Any:
+        """Every example's statistics of a batch at once, or None to go example by example.
+
+        Optional, for speed: an ``(n, k)`` float64 array (or a list of rows) equal, value
+        for value, to ``example_stats`` of each example of ``batch`` (a
+        :class:`~goldgate.metrics.text_batch.TextBatch`).
+        """
+        return None
+
     @abstractmethod
     def example_stats(self, candidate: Any, references: Sequence[Any]) -> Stats:
         """Additive statistics of one example from preprocessed texts."""

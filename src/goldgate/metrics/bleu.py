@@ -21,11 +21,15 @@ import math
 from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar, Final, Literal
 
+import numpy as np
+
+from goldgate.metrics import batch_ngrams
 from goldgate.metrics.base import Metric, MetricOptions, OptionError, Stats, option
 from goldgate.metrics.ngrams import Counts, clipped_matches, ngram_counts
 from goldgate.metrics.packed_ngrams import Packed, pack, token_ids
 from goldgate.metrics.packed_ngrams import clipped_matches as packed_clipped_matches
 from goldgate.metrics.sacre_tokenizers import TokenizerName, get_tokenizer, tokenizer_signature
+from goldgate.metrics.text_batch import TextBatch
 
 SmoothMethod = Literal["none", "floor", "add-k", "exp"]
 
@@ -193,6 +197,38 @@ class _BLEUBase(Metric[BLEUOptions]):
             text = text.lower()
         return BleuText(self._tokenize(text.rstrip()), self.options.max_ngram_order)
 
+    def _batch_counts(self, batch: TextBatch) -> Any:
+        """``bleu_stats`` of every example of a batch as an int64 array, or None (see
+        ``batch_ngrams``)."""
+        opts = self.options
+        order = opts.max_ngram_order
+
+        def tokens() -> tuple[Any, Any]:
+            tokenize, lower = self._tokenize, opts.lowercase
+            texts = [tokenize((t.lower() if lower else t).rstrip()) for t in batch.texts]
+            return batch_ngrams.token_items(texts)
+
+        items, offsets = batch.shared(self.preprocess_key(), "token-ids", tokens)
+        candidates = np.asarray(batch.candidates, dtype=np.int64)
+        references = np.asarray(batch.references, dtype=np.int64)
+        reference_offsets = np.asarray(batch.reference_offsets, dtype=np.int64)
+        data = batch_ngrams.layout(items, offsets, candidates, references, reference_offsets)
+        found = batch_ngrams.matches(data, order, clip=True)
+        if found is None:
+            return None
+        lengths = np.diff(offsets)
+        hyp_len = lengths[candidates]
+        # The closest reference length, the shorter on a tie: the least |h - r| · K + r.
+        scale = int(lengths.max()) + 1
+        per_example = np.diff(reference_offsets)
+        distance = np.abs(np.repeat(hyp_len, per_example) - lengths[references])
+        closest = np.minimum.reduceat(
+            distance * scale + lengths[references], reference_offsets[:-1]
+        )
+        columns = [hyp_len, closest % scale, *found[:, :, 0]]
+        columns += [np.maximum(hyp_len - n, 0) for n in range(order)]
+        return np.stack(columns, axis=1)
+
     def _bleu(self, stats: Sequence[float], *, effective_order: bool) -> float:
         opts = self.options
         score, _, _ = compute_bleu(
@@ -236,6 +272,11 @@ class BLEU(_BLEUBase):
         if options.max_ngram_order != MAX_NGRAM_ORDER:
             # The statistics widen with the order; the class attribute describes the default.
             self.stat_names = _stat_names(options.max_ngram_order)  # type: ignore[misc]
+
+    def batch_stats(self, batch: TextBatch) -> Any:
+        """Every example of a batch at once (see ``batch_ngrams``)."""
+        counts = self._batch_counts(batch)
+        return None if counts is None else counts.astype(np.float64)
 
     def example_stats(self, candidate: BleuText, references: Sequence[BleuText]) -> Stats:
         """``[hyp_len, ref_len, m_1..m_N, t_1..t_N]`` of one example."""
@@ -282,6 +323,14 @@ class SentenceBLEU(_BLEUBase):
     name: ClassVar[str] = "sentence_bleu"
     Options: ClassVar[type[MetricOptions]] = SentenceBLEUOptions
     stat_names: ClassVar[tuple[str, ...]] = ("score_sum", "count")
+
+    def batch_stats(self, batch: TextBatch) -> Any:
+        """Every example of a batch: its statistics at once, then each one's sentence BLEU."""
+        counts = self._batch_counts(batch)
+        if counts is None:
+            return None
+        effective = self.options.effective_order
+        return [(self._bleu(row, effective_order=effective), 1) for row in counts.tolist()]
 
     def example_stats(self, candidate: BleuText, references: Sequence[BleuText]) -> Stats:
         """``(sentence BLEU, 1)``."""

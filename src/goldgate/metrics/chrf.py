@@ -16,9 +16,20 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar, Final
 
+import numpy as np
+from numpy.typing import NDArray
+
+from goldgate.metrics import batch_ngrams
 from goldgate.metrics.base import Metric, MetricOptions, OptionError, Stats, option
 from goldgate.metrics.ngrams import Counts, matches, ngram_counts
-from goldgate.metrics.packed_ngrams import Packed, character_ids, clipped_matches, pack
+from goldgate.metrics.packed_ngrams import (
+    Ints,
+    Packed,
+    character_ids,
+    clipped_matches,
+    pack,
+)
+from goldgate.metrics.text_batch import TextBatch
 
 CHAR_ORDER: Final = 6
 WORD_ORDER: Final = 0
@@ -51,6 +62,13 @@ class CHRFPlusPlusOptions(CHRFOptions):
     """chrF++: word bigrams as well (word order 2)."""
 
     word_order: int = option(default=2, ge=0, le=ORDER_LIMIT)
+
+
+def _chars(text: str, options: CHRFOptions) -> str:
+    """The characters chrF counts: lowercased on request, whitespace removed unless kept."""
+    if options.lowercase:
+        text = text.lower()
+    return text if options.whitespace else "".join(text.split())
 
 
 def split_punctuation(text: str) -> list[str]:
@@ -90,9 +108,9 @@ class ChrfText:
     )
 
     def __init__(self, text: str, options: CHRFOptions) -> None:
+        self.chars = _chars(text, options)
         if options.lowercase:
             text = text.lower()
-        self.chars = text if options.whitespace else "".join(text.split())
         self.char_order = order = options.char_order
         self.char_totals = [max(0, len(self.chars) - n) for n in range(order)]
         self.packed: Packed | None = None
@@ -186,6 +204,47 @@ def f_score(stats: Sequence[float], beta: int, eps_smoothing: bool) -> float:
     return 0.0
 
 
+def f_scores(stats: NDArray[np.float64], beta: int, eps_smoothing: bool) -> NDArray[np.float64]:
+    """``f_score`` of every row of ``stats``, with the same float operations in the same order."""
+    factor = beta**2
+    orders = stats.shape[1] // 3
+    rows = stats.shape[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if eps_smoothing:
+            score = np.zeros(rows)
+            for i in range(orders):
+                n_hyp, n_ref, n_match = stats[:, 3 * i], stats[:, 3 * i + 1], stats[:, 3 * i + 2]
+                prec = np.where(n_hyp > 0, n_match / n_hyp, _EPS)
+                rec = np.where(n_ref > 0, n_match / n_ref, _EPS)
+                denom = factor * prec + rec
+                score = score + np.where(denom > 0, (1 + factor) * prec * rec / denom, _EPS)
+            return np.asarray(100 * score / orders, dtype=np.float64)
+        effective_order = np.zeros(rows, dtype=np.int64)
+        avg_prec, avg_rec = np.zeros(rows), np.zeros(rows)
+        for i in range(orders):
+            n_hyp, n_ref, n_match = stats[:, 3 * i], stats[:, 3 * i + 1], stats[:, 3 * i + 2]
+            counted = (n_hyp > 0) & (n_ref > 0)
+            avg_prec = np.where(counted, avg_prec + n_match / n_hyp, avg_prec)
+            avg_rec = np.where(counted, avg_rec + n_match / n_ref, avg_rec)
+            effective_order += counted
+        avg_prec = avg_prec / effective_order
+        avg_rec = avg_rec / effective_order
+        score = (1 + factor) * avg_prec * avg_rec
+        score = score / ((factor * avg_prec) + avg_rec)
+        defined = (effective_order > 0) & (avg_prec + avg_rec != 0)
+        return np.where(defined, 100 * score, 0.0)
+
+
+def _text_items(texts: list[str]) -> tuple[Ints, Ints]:
+    """Code points of texts, renumbered densely from 1 (CSR: items, offsets)."""
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(text) for text in texts], out=offsets[1:])
+    # 'surrogatepass': a lone surrogate is a character like any other.
+    raw = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    items, _ = batch_ngrams.renumber(raw.astype(np.int64) + 1)
+    return items, offsets
+
+
 class CHRF(Metric[CHRFOptions]):
     """chrF (``sacrebleu.corpus_chrf`` / ``CHRF().corpus_score``); example score: sentence chrF."""
 
@@ -222,6 +281,54 @@ class CHRF(Metric[CHRFOptions]):
             if f > best_f:
                 best_f, best = f, stats
         return tuple(best)
+
+    def batch_stats(self, batch: TextBatch) -> Any:
+        """Every example of a batch at once (see ``batch_ngrams``); None where keys cannot fit."""
+        opts = self.options
+        texts = batch.texts
+        key = self.preprocess_key()
+        parts: list[tuple[tuple[Ints, Ints], int]] = []
+        if opts.char_order:
+            chars = batch.shared(key, "chars", lambda: [_chars(t, opts) for t in texts])
+            parts.append(
+                (batch.shared(key, "char-ids", lambda: _text_items(chars)), opts.char_order)
+            )
+        if opts.word_order:
+
+            def words() -> tuple[Ints, Ints]:
+                lower = opts.lowercase
+                return batch_ngrams.token_items(
+                    [split_punctuation(t.lower() if lower else t) for t in texts]
+                )
+
+            parts.append((batch.shared(key, "word-ids", words), opts.word_order))
+        candidates = np.asarray(batch.candidates, dtype=np.int64)
+        references = np.asarray(batch.references, dtype=np.int64)
+        offsets = np.asarray(batch.reference_offsets, dtype=np.int64)
+        per_example = np.diff(offsets)
+        pair_example = np.repeat(np.arange(len(candidates)), per_example)
+        pair_side = np.arange(len(references)) - offsets[pair_example] + 1
+        columns: list[Ints] = []
+        for (items, text_offsets), order in parts:
+            data = batch_ngrams.layout(items, text_offsets, candidates, references, offsets)
+            found = batch_ngrams.matches(data, order)
+            if found is None:
+                return None
+            lengths = np.diff(text_offsets)
+            hyp_len, ref_len = lengths[candidates][pair_example], lengths[references]
+            for n in range(order):
+                ref_total = np.maximum(ref_len - n, 0)
+                present = ref_total > 0
+                hyp_total = np.where(present, np.maximum(hyp_len - n, 0), 0)
+                matched = np.where(present, found[n][pair_example, pair_side], 0)
+                columns += (hyp_total, ref_total, matched)
+        pairs = np.stack(columns, axis=1).astype(np.float64)
+        if len(references) == len(candidates):  # one reference each
+            return pairs
+        # The best reference by sentence chrF; the first one on a tie (np.argmax's rule).
+        scores = np.full((len(candidates), int(per_example.max())), -1.0)
+        scores[pair_example, pair_side - 1] = f_scores(pairs, opts.beta, opts.eps_smoothing)
+        return pairs[offsets[:-1] + scores.argmax(axis=1)]
 
     def score_stats(self, stats: Sequence[float]) -> float:
         """chrF from (summed) statistics."""

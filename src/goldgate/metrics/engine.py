@@ -10,6 +10,7 @@ from typing import Any
 from goldgate.errors import GoldgateError, InputError, MetricError, describe_exception
 from goldgate.metrics.base import Metric, Score, Signature, Stats, sum_stats
 from goldgate.metrics.batch import Batch, BatchMetric, MetricContext
+from goldgate.metrics.text_batch import TextBatch
 
 
 class MetricComputeError(MetricError):
@@ -65,36 +66,6 @@ class MetricResult:
         return [self.metric.example_score(row) for row in self.stats]
 
 
-class _Table(dict[str, Any]):
-    """Preprocessed texts of one key; a miss runs ``preprocess`` once (hits stay in C)."""
-
-    def __init__(self, preprocess: Any) -> None:
-        super().__init__()
-        self.preprocess = preprocess
-
-    def __missing__(self, text: str) -> Any:
-        value = self[text] = self.preprocess(text)
-        return value
-
-
-class _PreprocessCache:
-    """Memoises ``metric.preprocess`` per preprocess key, shared across metrics."""
-
-    def __init__(self) -> None:
-        self._tables: dict[Hashable, _Table] = {}
-
-    def function(self, metric: Metric[Any]) -> Any:
-        key = metric.preprocess_key()
-        table = self._tables.get(key)
-        if table is None:
-            table = self._tables[key] = _Table(metric.preprocess)
-        return table.__getitem__
-
-    def release(self, key: Hashable) -> None:
-        """Forget the texts of a key no later metric shares (n-gram tables are large)."""
-        self._tables.pop(key, None)
-
-
 def _validate(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> None:
     if len(candidates) != len(references):
         raise InputError(
@@ -126,8 +97,14 @@ def _kind(value: object) -> str:
     return "None" if value is None else f"a {type(value).__name__}"
 
 
-#: examples scored between two calls of ``score_corpus``'s ``advance``
+#: Examples scored as one batch, and between two calls of ``score_corpus``'s ``advance``:
+#: large enough that a batch's few NumPy calls cost little per example, small enough that a
+#: batch's texts and n-gram arrays stay a few MB.
 PROGRESS_CHUNK = 2000
+
+#: Per metric, its statistics: rows of a batch as an ``(n, k)`` float64 array (from
+#: ``Metric.batch_stats``) or as tuples (example by example), in order.
+RowParts = list[list[Any]]
 
 
 def score_corpus(
@@ -150,10 +127,8 @@ def score_corpus(
     metric, so the whole work is ``len(candidates) * len(metrics)``.
     """
     _validate(candidates, references)
-    cache = _PreprocessCache()
     reference_counts = [len(refs) for refs in references]
-    keys = [metric.preprocess_key() for _, metric in metrics]
-    results = []
+    batch_results: dict[int, MetricResult] = {}
     for index, (spec, metric) in enumerate(metrics):
         if isinstance(metric, BatchMetric):
             if context is not None:
@@ -162,37 +137,100 @@ def score_corpus(
             notes = tuple(batch.notes) if batch.notes is not None else None
             _check_finite(spec, batch.rows)
             signature = metric.signature(reference_counts)
-            results.append(MetricResult(spec, metric, tuple(batch.rows), signature, notes))
+            batch_results[index] = MetricResult(spec, metric, tuple(batch.rows), signature, notes)
             if advance is not None:
                 advance(len(candidates))
-            continue
-        prep = cache.function(metric)
-        example_stats = metric.example_stats
-        computed: list[Stats] = []
-        append = computed.append
-        # One chunk, unless a progress display wants news every PROGRESS_CHUNK examples.
-        step = PROGRESS_CHUNK if advance is not None else max(len(candidates), 1)
-        try:
-            for start in range(0, len(candidates), step):
-                end = start + step
-                for candidate, refs in zip(
-                    candidates[start:end], references[start:end], strict=True
-                ):
-                    append(example_stats(prep(candidate), [prep(ref) for ref in refs]))
-                if advance is not None:
-                    advance(len(computed) - start)
-        except GoldgateError as exc:
-            raise MetricComputeError(spec, len(computed), str(exc)) from None
-        except Exception as exc:  # a user's metric may raise anything
-            raise MetricComputeError(
-                spec, len(computed), f"raised {describe_exception(exc)}"
-            ) from exc
-        rows = tuple(computed)
+    others = [(i, pair) for i, pair in enumerate(metrics) if i not in batch_results]
+    parts = score_rows([pair for _, pair in others], candidates, references, advance=advance)
+    results = dict(batch_results)
+    for (index, (spec, metric)), metric_parts in zip(others, parts, strict=True):
+        rows = tuple(_as_tuples(metric_parts))
         _check_finite(spec, rows)
-        results.append(MetricResult(spec, metric, rows, metric.signature(reference_counts)))
-        if keys[index] not in keys[index + 1 :]:
-            cache.release(keys[index])
-    return results
+        results[index] = MetricResult(spec, metric, rows, metric.signature(reference_counts))
+    return [results[index] for index in range(len(metrics))]
+
+
+def _as_tuples(parts: list[Any]) -> list[Stats]:
+    rows: list[Stats] = []
+    for part in parts:
+        rows.extend(part if isinstance(part, list) else map(tuple, part.tolist()))
+    return rows
+
+
+def score_rows(
+    metrics: Sequence[tuple[str, Metric[Any]]],
+    candidates: Sequence[str],
+    references: Sequence[Sequence[str]],
+    *,
+    advance: Callable[[int], None] | None = None,
+) -> RowParts:
+    """Statistics of metrics scored example by example (no :class:`BatchMetric`), unchecked.
+
+    The corpus goes in batches of :data:`PROGRESS_CHUNK` examples. A metric with a
+    ``batch_stats`` scores a batch at once; the others score each example from texts
+    preprocessed once per batch and preprocess key. Either way an example's row does not
+    depend on the batch it is in.
+    """
+    keys = [metric.preprocess_key() for _, metric in metrics]
+    parts: RowParts = [[] for _ in metrics]
+    for start in range(0, len(candidates), PROGRESS_CHUNK):
+        end = start + PROGRESS_CHUNK
+        chunk_candidates, chunk_references = candidates[start:end], references[start:end]
+        batch = TextBatch(chunk_candidates, chunk_references)
+        for index, (spec, metric) in enumerate(metrics):
+            try:
+                rows = metric.batch_stats(batch)
+                if rows is None:
+                    rows = _example_rows(metric, batch, keys[index])
+            except Exception:
+                # Found again example by example, which names the example that fails.
+                rows = _failing_rows(spec, metric, chunk_candidates, chunk_references, start)
+            parts[index].append(rows)
+            if keys[index] not in keys[index + 1 :]:
+                batch.release(keys[index])
+            if advance is not None:
+                advance(len(batch))
+    return parts
+
+
+def _example_rows(metric: Metric[Any], batch: TextBatch, key: Hashable) -> list[Stats]:
+    """A batch's rows example by example, from its texts preprocessed once."""
+    preprocess = metric.preprocess
+    prepared = batch.shared(key, "prepared", lambda: [preprocess(t) for t in batch.texts])
+    example_stats = metric.example_stats
+    offsets, flat = batch.reference_offsets, batch.references
+    return [
+        example_stats(prepared[candidate], [prepared[r] for r in flat[lo:hi]])
+        for candidate, lo, hi in zip(batch.candidates, offsets, offsets[1:], strict=False)
+    ]
+
+
+def _failing_rows(
+    spec: str,
+    metric: Metric[Any],
+    candidates: Sequence[str],
+    references: Sequence[Sequence[str]],
+    start: int,
+) -> list[Stats]:
+    """Score example by example, raising MetricComputeError at the first example that fails."""
+    prepared: dict[str, Any] = {}
+    rows: list[Stats] = []
+
+    def prep(text: str) -> Any:
+        if text not in prepared:
+            prepared[text] = metric.preprocess(text)
+        return prepared[text]
+
+    try:
+        for candidate, refs in zip(candidates, references, strict=True):
+            rows.append(metric.example_stats(prep(candidate), [prep(ref) for ref in refs]))
+    except GoldgateError as exc:
+        raise MetricComputeError(spec, start + len(rows), str(exc)) from None
+    except Exception as exc:  # a user's metric may raise anything
+        raise MetricComputeError(
+            spec, start + len(rows), f"raised {describe_exception(exc)}"
+        ) from exc
+    return rows
 
 
 def _check_finite(spec: str, rows: Sequence[Stats]) -> None:

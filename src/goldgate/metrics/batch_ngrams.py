@@ -1,0 +1,252 @@
+"""N-gram matches of a whole chunk of examples at once: one sort, then a few NumPy passes.
+
+Per example, BLEU, chrF and ROUGE-N need, for every n-gram order, how many n-grams the
+candidate shares with each reference (Σ min(count in candidate, count in reference)) and,
+for BLEU, with the references' largest counts (Σ min(count in candidate, max over
+references)). Doing that text by text costs a dozen NumPy calls per text, which is most of
+the time on short texts; here every text of a chunk is handled by the same few calls.
+
+Every position of every text becomes one int64 key::
+
+    example (high bits) | the N items from this position on (0 past the text's end) | side
+
+where *side* is 0 for the candidate and j for reference j, and items are ids from 1. After
+one sort, the keys of equal (example, first n items) are adjacent for every order n at once
+(the key shifted right keeps the sort order), so the counts per side of every n-gram of
+every example are run lengths, and the matches are sums of their minima. A position with
+fewer than n items left has a 0 as its n-th item and is skipped for order n.
+
+Examples go in blocks small enough that a key fits 63 bits; item ids are renumbered densely
+within a block when the process-wide ids are too wide. A block that still does not fit (a
+very high order over a large vocabulary) is reported as ``None`` so the caller falls back to
+text-by-text counting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from goldgate.metrics.packed_ngrams import TOKEN_IDS
+
+Ints = NDArray[np.int64]
+
+#: Positions per block: bounds the memory of a block's few int64 arrays (~8 MB each).
+BLOCK_POSITIONS = 1 << 20
+_KEY_BITS = 63
+
+
+class Layout(NamedTuple):
+    """The texts of a chunk's examples, candidate first, then each reference, per example."""
+
+    items: Ints  #: item ids (>= 1) of every sequence, one sequence after another
+    lengths: Ints  #: items per sequence
+    example: Ints  #: the example of each sequence
+    side: Ints  #: 0 for the candidate, j for reference j (1-based)
+    examples: int  #: number of examples
+    sides: int  #: 1 + the largest number of references of an example
+
+
+def token_items(texts: Sequence[Sequence[str]]) -> tuple[Ints, Ints]:
+    """Token ids (process-wide, from 1) of token lists, as CSR: items and offsets."""
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(tokens) for tokens in texts], out=offsets[1:])
+    flat = [token for tokens in texts for token in tokens]
+    items = np.fromiter(map(TOKEN_IDS.__getitem__, flat), dtype=np.int64, count=len(flat))
+    return items, offsets
+
+
+def gather(items: Ints, offsets: Ints, texts: Ints) -> tuple[Ints, Ints]:
+    """Items and lengths of the texts ``texts`` (indices) from a CSR store (items, offsets)."""
+    starts = offsets[texts]
+    lengths = offsets[texts + 1] - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64), lengths
+    out_starts = np.cumsum(lengths) - lengths
+    index = np.repeat(starts - out_starts, lengths) + np.arange(total, dtype=np.int64)
+    return items[index], lengths
+
+
+def layout(
+    items: Ints, offsets: Ints, candidates: Ints, references: Ints, reference_offsets: Ints
+) -> Layout:
+    """The example layout from texts stored as CSR (``items``, ``offsets``, one row per text).
+
+    ``candidates[e]`` is example e's candidate text; its references are
+    ``references[reference_offsets[e]:reference_offsets[e + 1]]``.
+    """
+    n = len(candidates)
+    per_example = np.diff(reference_offsets)
+    sequences = n + len(references)
+    order = np.empty(sequences, dtype=np.int64)
+    first = np.arange(n, dtype=np.int64) + reference_offsets[:-1]
+    order[first] = candidates
+    ref_positions = np.arange(len(references), dtype=np.int64)
+    ref_example = np.repeat(np.arange(n, dtype=np.int64), per_example)
+    order[ref_example + 1 + ref_positions] = references
+    example = np.repeat(np.arange(n, dtype=np.int64), per_example + 1)
+    side = np.arange(sequences, dtype=np.int64) - first[example]
+    seq_items, lengths = gather(items, offsets, order)
+    sides = 1 + (int(per_example.max()) if n else 0)
+    return Layout(seq_items, lengths, example, side, n, sides)
+
+
+#: Largest id renumbered through a lookup table rather than a sort.
+_TABLE_LIMIT = 1 << 22
+
+
+def renumber(items: Ints) -> tuple[Ints, int]:
+    """Items renumbered densely from 1 in their order, and how many distinct ones there are."""
+    if not len(items):
+        return items, 0
+    largest = int(items.max())
+    if largest < _TABLE_LIMIT:
+        # A table of the ids present: linear time, where np.unique would sort.
+        table = np.zeros(largest + 1, dtype=np.int64)
+        table[items] = 1
+        np.cumsum(table, out=table)
+        return table[items], int(table[-1])
+    distinct, inverse = np.unique(items, return_inverse=True)
+    return inverse.astype(np.int64).reshape(-1) + 1, len(distinct)
+
+
+def _bits(value: int) -> int:
+    return max(1, int(value).bit_length())
+
+
+def matches(data: Layout, max_order: int, *, clip: bool = False) -> Ints | None:
+    """``(max_order, examples, sides)`` match counts, or None when a key cannot fit 63 bits.
+
+    ``[n-1, e, j]`` for j >= 1 is Σ min(count in the candidate, count in reference j) over
+    the n-grams of example e; with ``clip``, ``[n-1, e, 0]`` is Σ min(count in the
+    candidate, largest count in one reference) (BLEU's clipped matches), else 0.
+    """
+    out = np.zeros((max_order, data.examples, data.sides), dtype=np.int64)
+    if not len(data.items) or max_order < 1:
+        return out
+    side_bits = _bits(data.sides - 1)
+    # Sequence boundaries by example, so blocks hold whole examples.
+    seq_end = np.cumsum(data.lengths)
+    example_start_seq = np.searchsorted(data.example, np.arange(data.examples + 1))
+    example_pos = np.concatenate(([0], seq_end))[example_start_seq]
+    start = 0
+    while start < data.examples:
+        stop = _block_stop(example_pos, start, data.examples)
+        done = _match_block(data, out, start, stop, example_start_seq, example_pos, side_bits, clip)
+        if done is None:
+            return None
+        start = done
+    return out
+
+
+def _block_stop(example_pos: Ints, start: int, examples: int) -> int:
+    limit = example_pos[start] + BLOCK_POSITIONS
+    stop = int(np.searchsorted(example_pos, limit, side="right")) - 1
+    return min(examples, max(stop, start + 1))
+
+
+def _match_block(
+    data: Layout,
+    out: Ints,
+    start: int,
+    stop: int,
+    example_start_seq: Ints,
+    example_pos: Ints,
+    side_bits: int,
+    clip: bool,
+) -> int | None:
+    """Fill ``out`` for examples ``start``… (as many as fit); the next example to do."""
+    order = out.shape[0]
+    lo, hi = int(example_pos[start]), int(example_pos[stop])
+    items = data.items[lo:hi]
+    item_bits = _bits(int(items.max())) if len(items) else 1
+    if order * item_bits + side_bits >= _KEY_BITS:
+        items, distinct = renumber(items)
+        item_bits = _bits(distinct)
+    example_bits = _KEY_BITS - order * item_bits - side_bits
+    if example_bits < 0:
+        if stop - start > 1:
+            return _match_block(
+                data, out, start, start + (stop - start) // 2, example_start_seq, example_pos,
+                side_bits, clip,
+            )  # fmt: skip
+        return None
+    if stop - start > (1 << example_bits):
+        stop = start + (1 << example_bits)
+        hi = int(example_pos[stop])
+        items = items[: hi - lo]
+    seq_lo, seq_hi = int(example_start_seq[start]), int(example_start_seq[stop])
+    lengths = data.lengths[seq_lo:seq_hi]
+    count = len(items)
+    if count:
+        keys = _keys(items, lengths, order, item_bits)
+        keys <<= side_bits
+        keys |= np.repeat(data.side[seq_lo:seq_hi], lengths)
+        local = np.repeat(data.example[seq_lo:seq_hi] - start, lengths)
+        keys |= local << (order * item_bits + side_bits)
+        keys.sort()
+        _count_orders(keys, out[:, start:stop], order, item_bits, side_bits, data.sides, clip)
+    return stop
+
+
+def _keys(items: Ints, lengths: Ints, order: int, item_bits: int) -> Ints:
+    """Per position, its ``order`` items packed high to low, 0 past the end of its text."""
+    count = len(items)
+    keys = items.copy()
+    if order == 1:
+        return keys
+    ends = np.repeat(np.cumsum(lengths), lengths)
+    remaining = ends - np.arange(count, dtype=np.int64)
+    padded = np.concatenate((items, np.zeros(order, dtype=np.int64)))
+    for t in range(1, order):
+        keys <<= item_bits
+        keys |= np.where(remaining > t, padded[t : t + count], 0)
+    return keys
+
+
+def _count_orders(
+    keys: Ints, out: Ints, order: int, item_bits: int, side_bits: int, sides: int, clip: bool
+) -> None:
+    """Add every order's matches of a block's sorted keys to ``out`` (orders, examples, sides)."""
+    side_mask = (1 << side_bits) - 1
+    item_mask = (1 << item_bits) - 1
+    side = keys & side_mask
+    examples = out.shape[1]
+    for n in range(1, order + 1):
+        group = keys >> (side_bits + item_bits * (order - n))
+        valid = (group & item_mask) != 0  # the n-th item exists: the position has an n-gram
+        if not valid.all():
+            group = group[valid]
+            group_side = side[valid]
+        else:
+            group_side = side
+        if not len(group):
+            continue
+        starts = np.empty(len(group), dtype=bool)
+        starts[0] = True
+        np.not_equal(group[1:], group[:-1], out=starts[1:])
+        index = np.cumsum(starts)
+        index -= 1
+        groups = int(index[-1]) + 1
+        # Where each example's groups begin (groups are sorted by example).
+        first = group.searchsorted(np.arange(examples + 1, dtype=np.int64) << (item_bits * n))
+        bounds = np.append(index, groups)[first]
+        index *= sides
+        index += group_side
+        counts = np.bincount(index, minlength=groups * sides).reshape(groups, sides)
+        hyp = counts[:, 0].copy()
+        if clip and sides > 1:
+            best = counts[:, 1].copy()
+            for j in range(2, sides):
+                np.maximum(best, counts[:, j], out=best)
+            counts[:, 0] = best
+        else:
+            counts[:, 0] = 0
+        np.minimum(counts, hyp[:, None], out=counts)
+        totals = np.zeros((groups + 1, sides), dtype=np.int64)
+        np.cumsum(counts, axis=0, out=totals[1:])
+        out[n - 1] += totals[bounds[1:]] - totals[bounds[:-1]]

@@ -1,0 +1,56 @@
+"""A chunk of examples as distinct texts and indices, for metrics that score a chunk at once.
+
+Each distinct text is preprocessed once however often it occurs (a candidate equal to its
+reference, an answer shared by many questions), and metrics that agree on a preprocessing
+share its result through :meth:`TextBatch.shared`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+
+class TextBatch:
+    """Candidates and references of a chunk, as indices into its distinct texts."""
+
+    __slots__ = ("_shared", "candidates", "reference_offsets", "references", "texts")
+
+    def __init__(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> None:
+        index: dict[str, int] = {}
+        # setdefault hands out the next index to a text seen for the first time.
+        add = index.setdefault
+        self.candidates = [add(text, len(index)) for text in candidates]
+        flat: list[int] = []
+        offsets = [0]
+        for refs in references:
+            flat.extend([add(text, len(index)) for text in refs])
+            offsets.append(len(flat))
+        #: reference indices of every example, one after another
+        self.references = flat
+        #: example i's references are ``references[reference_offsets[i]:reference_offsets[i+1]]``
+        self.reference_offsets = offsets
+        #: the distinct texts, in order of first appearance
+        self.texts = list(index)
+        self._shared: dict[Hashable, dict[str, Any]] = {}
+
+    def __len__(self) -> int:
+        return len(self.candidates)
+
+    def shared(self, key: Hashable, name: str, build: Callable[[], Any]) -> Any:
+        """A value derived from the texts, built once for every metric with preprocess ``key``."""
+        values = self._shared.setdefault(key, {})
+        try:
+            return values[name]
+        except KeyError:
+            value = values[name] = build()
+            return value
+
+    def release(self, key: Hashable) -> None:
+        """Forget the values of a preprocess key no later metric shares."""
+        self._shared.pop(key, None)
+
+    def example_references(self, example: int) -> list[int]:
+        """The reference indices of one example."""
+        offsets = self.reference_offsets
+        return self.references[offsets[example] : offsets[example + 1]]

@@ -1,0 +1,173 @@
+"""Batch scoring equals example-by-example scoring bit for bit, and its n-gram matcher is exact."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from goldgate.metrics import batch_ngrams
+from goldgate.metrics.base import Metric
+from goldgate.metrics.chrf import f_score, f_scores
+from goldgate.metrics.registry import metric_from_spec
+from goldgate.metrics.text_batch import TextBatch
+
+Sequences = list[list[int]]
+
+
+def _naive(
+    texts: Sequences, candidates: list[int], references: list[list[int]], order: int
+) -> np.ndarray:
+    sides = 1 + max(len(refs) for refs in references)
+    out = np.zeros((order, len(candidates), sides), dtype=np.int64)
+    for e, (candidate, refs) in enumerate(zip(candidates, references, strict=True)):
+        for n in range(1, order + 1):
+
+            def grams(items: list[int], n: int = n) -> Counter[tuple[int, ...]]:
+                return Counter(tuple(items[i : i + n]) for i in range(len(items) - n + 1))
+
+            hyp = grams(texts[candidate])
+            counted = [grams(texts[r]) for r in refs]
+            for j, ref in enumerate(counted, start=1):
+                out[n - 1, e, j] = sum(min(c, ref[g]) for g, c in hyp.items())
+            out[n - 1, e, 0] = sum(min(c, max(ref[g] for ref in counted)) for g, c in hyp.items())
+    return out
+
+
+@st.composite
+def chunks(draw: Any) -> tuple[Sequences, list[int], list[list[int]], int]:
+    largest = draw(st.sampled_from([1, 2, 3, 40, 5000, 1 << 23, 1 << 40]))
+    item = st.integers(1, largest)
+    texts = draw(st.lists(st.lists(item, max_size=12), min_size=1, max_size=12))
+    index = st.integers(0, len(texts) - 1)
+    n = draw(st.integers(1, 12))
+    candidates = draw(st.lists(index, min_size=n, max_size=n))
+    references = draw(st.lists(st.lists(index, min_size=1, max_size=4), min_size=n, max_size=n))
+    return texts, candidates, references, draw(st.integers(1, 7))
+
+
+def _layout(texts: Sequences, candidates: list[int], references: list[list[int]]) -> Any:
+    items = np.array([i for text in texts for i in text], dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum([len(t) for t in texts]))).astype(np.int64)
+    ref_offsets = np.concatenate(([0], np.cumsum([len(r) for r in references]))).astype(np.int64)
+    flat = np.array([r for refs in references for r in refs], dtype=np.int64)
+    return batch_ngrams.layout(
+        items, offsets, np.array(candidates, dtype=np.int64), flat, ref_offsets
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(chunk=chunks(), block=st.sampled_from([1, 3, 17, 1 << 20]), clip=st.booleans())
+def test_matches_equal_counting_each_example(
+    chunk: tuple[Sequences, list[int], list[list[int]], int], block: int, clip: bool
+) -> None:
+    texts, candidates, references, order = chunk
+    expected = _naive(texts, candidates, references, order)
+    if not clip:
+        expected[:, :, 0] = 0
+    old = batch_ngrams.BLOCK_POSITIONS
+    batch_ngrams.BLOCK_POSITIONS = block  # blocks end at awkward places
+    try:
+        got = batch_ngrams.matches(_layout(texts, candidates, references), order, clip=clip)
+    finally:
+        batch_ngrams.BLOCK_POSITIONS = old
+    assert got is not None
+    assert got.tolist() == expected.tolist()
+
+
+def test_keys_that_cannot_fit_are_refused() -> None:
+    # 40 distinct items need 6 bits each; 11 of them do not fit one int64 key.
+    texts = [list(range(1, 41)), list(range(40, 0, -1))]
+    data = _layout(texts, [0], [[1]])
+    assert batch_ngrams.matches(data, 11) is None
+    assert batch_ngrams.matches(data, 10) is not None
+
+
+def test_renumbering_keeps_order_and_equality() -> None:
+    for items in ([5, 3, 5, 9, 3], [1 << 40, 7, 1 << 40, 1 << 50]):
+        array = np.array(items, dtype=np.int64)
+        dense, distinct = batch_ngrams.renumber(array)
+        assert distinct == len(set(items))
+        assert sorted(set(dense.tolist())) == list(range(1, distinct + 1))
+        assert np.array_equal(np.argsort(array, kind="stable"), np.argsort(dense, kind="stable"))
+
+
+# --- metrics: the batch path against the example-by-example path -------------------------------
+
+BATCH_SPECS = [
+    "bleu",
+    "bleu:lowercase=true,tokenize=intl",
+    "bleu:tokenize=char,max_ngram_order=6",
+    "bleu:tokenize=zh",
+    "bleu:tokenize=none,smooth_method=add-k",
+    "sentence_bleu",
+    "sentence_bleu:smooth_method=floor,effective_order=false",
+    "chrf",
+    "chrf++",
+    "chrf:whitespace=true,lowercase=true",
+    "chrf:char_order=3,word_order=3,beta=1",
+    "chrf:char_order=0,word_order=2",
+    "chrf:eps_smoothing=true",
+]
+
+# Text meant to break tokenizers and counters: punctuation and digits next to each other,
+# every kind of whitespace, repeated characters, accents, CJK, a lone surrogate.
+_PIECES = [
+    "a", "aa", "b", "the", "The", "cat", ".", ",", "-", "1", "2.5", "3,000", "'s", "&amp;",
+    "&quot;", "<skipped>", "(", ")", "!", "?", " ", "  ", "\n", "\t", "\r", "\u2028", "\x85",
+    "\u3000", "é", "É", "ß", "東京", "の", "\ud800", "„", "“", "-\n", "x" * 30,
+]  # fmt: skip
+texts = st.lists(st.sampled_from(_PIECES), max_size=25).map("".join)
+
+
+def _rows(
+    metric: Metric[Any], candidates: Sequence[str], references: Sequence[Sequence[str]]
+) -> Any:
+    prepared = {
+        text: metric.preprocess(text)
+        for text in [*candidates, *(r for refs in references for r in refs)]
+    }
+    return [
+        metric.example_stats(prepared[c], [prepared[r] for r in refs])
+        for c, refs in zip(candidates, references, strict=True)
+    ]
+
+
+@pytest.mark.parametrize("spec", BATCH_SPECS)
+@settings(max_examples=60, deadline=None)
+@given(
+    examples=st.lists(
+        st.tuples(texts, st.lists(texts, min_size=1, max_size=3)), min_size=1, max_size=8
+    )
+)
+def test_batch_rows_equal_example_rows(spec: str, examples: list[tuple[str, list[str]]]) -> None:
+    metric = metric_from_spec(spec)
+    candidates = [c for c, _ in examples]
+    references = [refs for _, refs in examples]
+    got = metric.batch_stats(TextBatch(candidates, references))
+    assert got is not None
+    expected = np.asarray(_rows(metric, candidates, references), dtype=np.float64)
+    assert np.asarray(got, dtype=np.float64).tobytes() == expected.tobytes()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rows=st.lists(
+        st.lists(st.integers(0, 60), min_size=3, max_size=3).map(
+            lambda t: [t[0], t[1], min(t[2], t[0], t[1])]
+        ),
+        min_size=1,
+        max_size=8,
+    ).map(lambda orders: [value for triple in orders for value in triple]),
+    beta=st.integers(0, 5),
+    eps=st.booleans(),
+)
+def test_vectorised_f_scores_equal_f_score(rows: list[int], beta: int, eps: bool) -> None:
+    matrix = np.array([rows, rows[::-1]], dtype=np.float64)
+    got = f_scores(matrix, beta, eps).tolist()
+    assert got == [f_score(row, beta, eps) for row in matrix.tolist()]

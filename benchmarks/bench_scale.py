@@ -10,7 +10,8 @@ processes, each with ``--jobs 1`` and ``--jobs 2``:
   bless          write the baseline
   run+baseline   a run against that baseline, with 5 % of the outputs changed
 
-Printed per command: wall seconds, peak memory (the whole process tree, sampled every
+Printed per command: wall seconds, CPU seconds (user + system, pool workers included: on a
+shared machine the steadier figure), peak memory (the whole process tree, sampled every
 20 ms from /proc, so a pool's workers count) and the files written (result.json, the report
 directory, the baseline and its bytes per example); then the slopes between sizes (time
 and memory per example), which say what a bigger set costs.
@@ -144,8 +145,8 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
-def measure(directory: Path, argv: list[str]) -> tuple[float, float, int]:
-    """Run ``goldgate ARGV`` in ``directory``: wall seconds, peak tree MiB, exit code."""
+def measure(directory: Path, argv: list[str]) -> tuple[float, float, int, float]:
+    """Run ``goldgate ARGV`` in ``directory``: wall seconds, peak tree MiB, exit code, CPU s."""
     script = Path(sys.executable).parent / "goldgate"
     command = [str(script)] if script.exists() else [sys.executable, "-m", "goldgate.cli"]
     begin = time.perf_counter()
@@ -173,8 +174,10 @@ def measure(directory: Path, argv: list[str]) -> tuple[float, float, int]:
     if code not in (0, 1):
         sys.stderr.write(errors)
         raise SystemExit(f"goldgate {' '.join(argv)} failed with exit code {code}")
-    # ru_maxrss covers the main process when the sampler missed a short peak
-    return seconds, max(peak / 2**20, usage.ru_maxrss / 1024), code
+    # ru_maxrss covers the main process when the sampler missed a short peak; the CPU times
+    # include the children goldgate waited for (its pool's workers)
+    cpu = usage.ru_utime + usage.ru_stime
+    return seconds, max(peak / 2**20, usage.ru_maxrss / 1024), code, cpu
 
 
 def _size(path: Path) -> int:
@@ -199,25 +202,25 @@ def bench_size(size: int, jobs: list[int], formats: str, resamples: int) -> list
             baseline.unlink(missing_ok=True)
             steps = [("run", ["run", "-q"]), ("bless", ["bless", "-q"])]
             for label, argv in steps:
-                seconds, peak, _ = measure(directory, [*argv, "--jobs", str(job)])
-                rows.append(_row(directory, size, label, job, seconds, peak))
+                seconds, peak, _, cpu = measure(directory, [*argv, "--jobs", str(job)])
+                rows.append(_row(directory, size, label, job, seconds, peak, cpu))
             # the gate against the blessed baseline, with changed outputs
             blessed = directory / "blessed.jsonl"
             predictions.rename(blessed)
             (directory / "changed.jsonl").rename(predictions)
-            seconds, peak, code = measure(directory, ["run", "-q", "--jobs", str(job)])
-            row = _row(directory, size, "run+baseline", job, seconds, peak)
+            seconds, peak, code, cpu = measure(directory, ["run", "-q", "--jobs", str(job)])
+            row = _row(directory, size, "run+baseline", job, seconds, peak, cpu)
             row["exit"] = code
             rows.append(row)
             predictions.rename(directory / "changed.jsonl")
             blessed.rename(predictions)
-        seconds, peak, _ = measure(directory, ["check"])
-        rows.insert(0, _row(directory, size, "check", 0, seconds, peak))
+        seconds, peak, _, cpu = measure(directory, ["check"])
+        rows.insert(0, _row(directory, size, "check", 0, seconds, peak, cpu))
     return rows
 
 
 def _row(
-    directory: Path, size: int, label: str, jobs: int, seconds: float, peak: float
+    directory: Path, size: int, label: str, jobs: int, seconds: float, peak: float, cpu: float
 ) -> dict[str, object]:
     baseline = _size(directory / "goldgate.baseline.json")
     row: dict[str, object] = {
@@ -225,6 +228,7 @@ def _row(
         "command": label,
         "jobs": jobs,
         "seconds": seconds,
+        "cpu_seconds": cpu,
         "peak_mib": peak,
         "result_json": _size(directory / "report" / "result.json") if label != "check" else 0,
         "report_dir": _size(directory / "report") if label != "check" else 0,
@@ -237,15 +241,19 @@ def _row(
 
 def print_rows(rows: list[dict[str, object]]) -> None:
     """A Markdown table of every measurement."""
-    print("| examples | command | jobs | time | peak memory | result.json | reports | baseline |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| examples | command | jobs | time | CPU time | peak memory | result.json | reports"
+        " | baseline |"
+    )
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         size = int(row["size"])  # type: ignore[call-overload]
         baseline = int(row["baseline"])  # type: ignore[call-overload]
         per_example = f" ({baseline / size:.0f} B/example)" if baseline else ""
         print(
             f"| {size:,} | {row['command']} | {row['jobs'] or '-'} | {row['seconds']:.1f} s"
-            f" | {row['peak_mib']:.0f} MiB | {_mb(int(row['result_json']))}"  # type: ignore[call-overload]
+            f" | {row.get('cpu_seconds', 0.0):.1f} s | {row['peak_mib']:.0f} MiB"
+            f" | {_mb(int(row['result_json']))}"  # type: ignore[call-overload]
             f" | {_mb(int(row['report_dir']))} | {_mb(baseline) if baseline else '-'}"  # type: ignore[call-overload]
             f"{per_example} |"
         )

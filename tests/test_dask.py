@@ -31,7 +31,7 @@ pa = pytest.importorskip("pyarrow")
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
-    """Two worker processes on loopback, ephemeral ports, no dashboard; its address."""
+    """Two worker processes on loopback, ephemeral ports only; its address."""
     # a task that killed one worker is retried once; killing a second is an error
     with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
         local = distributed.LocalCluster(
@@ -40,7 +40,7 @@ def cluster() -> Iterator[str]:
             processes=True,
             host="127.0.0.1",
             scheduler_port=0,
-            dashboard_address=None,
+            dashboard_address="127.0.0.1:0",  # None still listens on 8787
         )
         try:
             yield str(local.scheduler_address)
@@ -431,3 +431,32 @@ def test_a_worker_killed_mid_run_is_survived_or_a_clear_error(
     )
     with pytest.raises(DaskWorkerError, match="no score was computed"):
         score_suite(dies, "gen")
+
+
+def test_check_reads_a_glob_on_the_cluster_given_on_the_command_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    cluster: str,
+) -> None:
+    from goldgate.cli import main
+
+    make_project(tmp_path, 60, seed=3)
+    monkeypatch.chdir(tmp_path)
+    _split(tmp_path, parquet=False)
+    text = (tmp_path / "goldgate.yaml").read_text()
+    (tmp_path / "goldgate.yaml").write_text(text.replace("goldens/gen.jsonl", "goldens/part-*"))
+    assert main(["check"]) == 2
+    assert "goldens/part-* is a glob or a URL" in _said(capsys)
+    # no suffix to tell JSONL from Parquet: named, exit 2
+    assert main(["check", "--dask", cluster]) == 2
+    assert "read on a Dask cluster is one of .jsonl" in _said(capsys)
+    (tmp_path / "goldgate.yaml").write_text(text.replace("goldens/gen.jsonl", "goldens/*.jsonl"))
+    (tmp_path / "goldens" / "gen.jsonl").unlink()
+    assert main(["check", "--dask", cluster]) == 0
+    assert "60 examples" in _said(capsys)
+
+
+def _said(capsys: pytest.CaptureFixture[str]) -> str:
+    captured = capsys.readouterr()
+    return captured.out + captured.err

@@ -354,15 +354,15 @@ class Baseline(_Model):
     suites: dict[str, SuiteBaseline]
 
 
+#: one encoder for every digest: json.dumps with options builds a new one per call
+_DIGEST_ENCODER = json.JSONEncoder(
+    sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str
+)
+
+
 def record_digest(input_value: Any, references: Sequence[str], tags: Sequence[str]) -> str:
     """A short, stable hash of one golden record's content (not its id, line or meta)."""
-    canonical = json.dumps(
-        [input_value, list(references), sorted(tags)],
-        sort_keys=True,
-        ensure_ascii=False,
-        separators=(",", ":"),
-        default=str,
-    )
+    canonical = _DIGEST_ENCODER.encode([input_value, list(references), sorted(tags)])
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 

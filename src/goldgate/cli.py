@@ -113,6 +113,27 @@ def _on_sigterm_raise() -> signal.Handlers | Callable[..., Any] | int | None:
     return previous if previous is not None else signal.SIG_DFL
 
 
+#: commands whose paired bootstrap multiplies large matrices (see _single_threaded_blas)
+BOOTSTRAPPING = ("run", "bless", "calibrate", "compare")
+
+
+def _single_threaded_blas() -> None:
+    """Load NumPy with one BLAS thread, unless it is loaded already or the user chose a count.
+
+    The bootstrap's products are many small GEMMs (32 resamples × 32,768 examples): OpenBLAS
+    threads spin on them, costing 3-4× the CPU time of one thread, and scoring already keeps
+    every core busy with processes. The variable is read once, when the library loads; it
+    is removed again at once, so a system command run later does not inherit it.
+    """
+    if "numpy" in sys.modules or "OPENBLAS_NUM_THREADS" in os.environ:
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import numpy  # noqa: F401
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
+
+
 def _main(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     command = words[0] if words and words[0] in COMMANDS else None
@@ -121,6 +142,8 @@ def _main(argv: Sequence[str] | None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)
         return EXIT_ERROR
+    if command in BOOTSTRAPPING:
+        _single_threaded_blas()
     try:
         code: int = args._run(args)
     except GoldgateError as exc:

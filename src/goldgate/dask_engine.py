@@ -2,7 +2,8 @@
 
 ``engine: {dask: {address: tcp://host:8786}}`` (or ``--dask ADDRESS``) sends the work of a
 run to an existing cluster; ``local`` starts a ``LocalCluster`` on this machine (loopback,
-no dashboard). Two kinds of work go there:
+ephemeral ports). Two kinds of work go there (and golden sets or predictions given as globs or
+URLs are read there too: see :mod:`goldgate.dask_data`):
 
 - scoring: chunks of the golden set are mapped to per-example statistics on the workers and
   gathered in order, so the arrays (hence every score, bootstrap and ``result.json``) are
@@ -59,7 +60,9 @@ def client_for(address: str) -> Any:
             cluster = distributed.LocalCluster(
                 processes=True,
                 threads_per_worker=1,
-                dashboard_address=None,
+                # None still serves the scheduler's HTTP routes on 8787: an ephemeral port
+                # instead, so that two runs on one machine do not collide.
+                dashboard_address="127.0.0.1:0",
                 host="127.0.0.1",
             )
             client = distributed.Client(cluster)

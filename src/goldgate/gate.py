@@ -27,9 +27,11 @@ on) marks the check *improved*. Absolute bounds and flips are never forgiven.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import numpy as np
 
 from goldgate.baseline import SuiteBaseline
 from goldgate.errors import ConfigError, first_of
@@ -108,10 +110,36 @@ class SuiteEvaluation:
     #: spec -> per-example score now, aligned with the suite's ids
     scores: dict[str, list[float]]
     #: spec -> id -> per-example score at the baseline (ids paired with the baseline only)
-    baseline_scores: dict[str, dict[str, float]] = field(default_factory=dict)
+    baseline_scores: dict[str, Mapping[str, float]] = field(default_factory=dict)
     #: spec -> ids of examples that went from right to wrong (binary metrics)
     flipped_to_wrong: dict[str, list[str]] = field(default_factory=dict)
     flipped_to_right: dict[str, list[str]] = field(default_factory=dict)
+
+
+class PairedScores(Mapping[str, float]):
+    """id → one metric's per-example score at the baseline, for the paired ids.
+
+    Every metric shares one table of positions: a dict per metric would cost a million
+    entries each at a million examples.
+    """
+
+    __slots__ = ("_position", "_values")
+
+    def __init__(self, position: Mapping[str, int], values: Sequence[float]) -> None:
+        self._position = position
+        self._values = values
+
+    def __getitem__(self, example_id: str) -> float:
+        return self._values[self._position[example_id]]
+
+    def __contains__(self, example_id: object) -> bool:
+        return example_id in self._position
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._position)
+
+    def __len__(self) -> int:
+        return len(self._position)
 
 
 def example_scores(metric: Metric[Any], stats: FloatArray) -> list[float]:
@@ -157,14 +185,29 @@ class _MetricState:
     baseline_examples: list[float] | None = None
 
 
+IndexArray = np.ndarray[Any, np.dtype[np.intp]]
+
+
 @dataclass
 class _Group:
     tag: str | None
-    indices: list[int]
+    indices: IndexArray
     #: positions (into the paired id list) of this group's examples that the baseline has
-    paired: list[int]
+    paired: IndexArray
     #: positions (into the suite's ids) of the same examples
-    paired_indices: list[int]
+    paired_indices: IndexArray
+
+
+def _take(stats: FloatArray, indices: IndexArray) -> FloatArray:
+    """``stats[:, indices]``; a view, not a copy, when the indices are a contiguous run.
+
+    The suite's own group usually is one (ids in sorted order, all of them paired): at a
+    million examples a copy of every metric's statistics per use would triple the memory.
+    """
+    n = len(indices)
+    if n and int(indices[-1]) - int(indices[0]) == n - 1 and bool(np.all(np.diff(indices) == 1)):
+        return stats[:, int(indices[0]) : int(indices[0]) + n]
+    return stats[:, indices]
 
 
 @dataclass
@@ -210,13 +253,14 @@ def evaluate_suite(
     # Examples in id order: the resamples then do not depend on the order of the golden
     # file, which (like its formatting) does not change the golden set's hash.
     order = sorted(range(len(scored.ids)), key=scored.ids.__getitem__)
-    groups = [_group(None, order, scored.ids, paired_pos)]
+    paired_at = _paired_positions(scored.ids, paired_pos)
+    groups = [_group(None, np.array(order, dtype=np.intp), paired_at)]
     tag_names = sorted({tag for tags in scored.tags for tag in tags})
     sliced_rules = any(rule.slices for rule in rules.values())
     if slices or sliced_rules:
         for tag in tag_names:
             members = [i for i in order if tag in scored.tags[i]]
-            groups.append(_group(tag, members, scored.ids, paired_pos))
+            groups.append(_group(tag, np.array(members, dtype=np.intp), paired_at))
 
     evaluation = SuiteEvaluation(
         verdict=Verdict.PASS,
@@ -227,9 +271,7 @@ def evaluate_suite(
     )
     for spec, state in states.items():
         if state.baseline_examples is not None:
-            evaluation.baseline_scores[spec] = dict(
-                zip(paired_ids, state.baseline_examples, strict=True)
-            )
+            evaluation.baseline_scores[spec] = PairedScores(paired_pos, state.baseline_examples)
 
     slice_checks: list[CheckResult] = []
     for group in groups:
@@ -273,11 +315,15 @@ def combine_verdicts(verdicts: Sequence[Verdict]) -> Verdict:
     return Verdict.PASS
 
 
-def _group(
-    tag: str | None, indices: list[int], ids: Sequence[str], paired_pos: Mapping[str, int]
-) -> _Group:
-    paired_indices = [i for i in indices if ids[i] in paired_pos]
-    return _Group(tag, indices, [paired_pos[ids[i]] for i in paired_indices], paired_indices)
+def _paired_positions(ids: Sequence[str], paired_pos: Mapping[str, int]) -> IndexArray:
+    """Per suite position, its position in the paired id list (-1: not in the baseline)."""
+    return np.fromiter((paired_pos.get(i, -1) for i in ids), dtype=np.intp, count=len(ids))
+
+
+def _group(tag: str | None, indices: IndexArray, paired_at: IndexArray) -> _Group:
+    positions = paired_at[indices]
+    has = positions >= 0
+    return _Group(tag, indices, positions[has], indices[has])
 
 
 def _measure_group(
@@ -286,13 +332,13 @@ def _measure_group(
     states: Mapping[str, _MetricState],
     significance: Significance | None,
 ) -> dict[str, _GroupMetric]:
-    current_all = {spec: state.scores.stats[:, group.indices] for spec, state in states.items()}
+    current_all = {spec: _take(state.scores.stats, group.indices) for spec, state in states.items()}
     paired_current: dict[str, FloatArray] = {}
     paired_baseline: dict[str, FloatArray] = {}
     for spec, state in states.items():
-        if state.baseline_stats is not None and group.paired:
-            paired_current[spec] = state.scores.stats[:, group.paired_indices]
-            paired_baseline[spec] = state.baseline_stats[:, group.paired]
+        if state.baseline_stats is not None and len(group.paired):
+            paired_current[spec] = _take(state.scores.stats, group.paired_indices)
+            paired_baseline[spec] = _take(state.baseline_stats, group.paired)
 
     tests: dict[str, BootstrapResult] = {}
     if significance is not None and paired_current:
@@ -329,9 +375,13 @@ def _measure_group(
                 summary.p_value = tests[spec].p_value
             if metric.binary:
                 assert state.baseline_examples is not None  # set together with baseline_stats
-                for index, position in zip(group.paired_indices, group.paired, strict=True):
-                    was = _is_right(state.baseline_examples[position], metric.higher_is_better)
-                    now = _is_right(state.current_examples[index], metric.higher_is_better)
+                baseline_examples = state.baseline_examples
+                current_examples = state.current_examples
+                for index, position in zip(
+                    group.paired_indices.tolist(), group.paired.tolist(), strict=True
+                ):
+                    was = _is_right(baseline_examples[position], metric.higher_is_better)
+                    now = _is_right(current_examples[index], metric.higher_is_better)
                     if was and not now:
                         to_wrong.append(scored.ids[index])
                     elif now and not was:

@@ -41,7 +41,7 @@ _NUMBERED_REFERENCE = re.compile(r"^references?_?\d+$")
 TAG_SEPARATOR = "|"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GoldenRecord:
     """One golden example; ``line`` is its 1-based line (JSONL, CSV) or item number (YAML)."""
 
@@ -74,19 +74,35 @@ class GoldenSet:
         return len(self.records)
 
 
+#: records hashed per encoder call: bounded memory, the C encoder's speed
+_HASH_BATCH = 4096
+
+
 def content_hash(records: tuple[GoldenRecord, ...] | list[GoldenRecord]) -> str:
-    """``sha256:<hex>`` of a canonical JSON of the records' id, input, references and tags."""
-    canonical = [
-        {
-            "id": record.id,
-            "input": record.input,
-            "references": list(record.references),
-            "tags": sorted(record.tags),
-        }
-        for record in sorted(records, key=lambda record: record.id)
-    ]
-    text = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """``sha256:<hex>`` of a canonical JSON of the records' id, input, references and tags.
+
+    The canonical text is the JSON list of ``{"id", "input", "references", "tags"}`` objects
+    sorted by id (sorted keys, no spaces); it is fed to the hash a batch of records at a
+    time, so a million-record set never holds it whole.
+    """
+    encoder = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    ordered = sorted(records, key=lambda record: record.id)
+    digest = hashlib.sha256(b"[")
+    for start in range(0, len(ordered), _HASH_BATCH):
+        batch = [
+            {
+                "id": record.id,
+                "input": record.input,
+                "references": list(record.references),
+                "tags": sorted(record.tags),
+            }
+            for record in ordered[start : start + _HASH_BATCH]
+        ]
+        # "[a,b]" → "a,b": the items of the whole list's JSON, joined by the same separator
+        text = encoder.encode(batch)[1:-1]
+        digest.update(("," + text if start else text).encode("utf-8"))
+    digest.update(b"]")
+    return "sha256:" + digest.hexdigest()
 
 
 def is_dataset(location: str) -> bool:
@@ -192,7 +208,7 @@ def _read_jsonl(text: str, path: Path | str) -> _Raw:
     number = 0
     # Split on "\n" only: str.splitlines also breaks at U+2028 and friends, which JSON strings
     # may hold raw.
-    for line_number, line in enumerate(text.split("\n"), start=1):
+    for line_number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
         number += 1
@@ -202,6 +218,18 @@ def _read_jsonl(text: str, path: Path | str) -> _Raw:
             GoldenSetError,
         )
         yield line_number, number, data
+
+
+def split_lines(text: str) -> Iterator[str]:
+    """``text.split("\\n")``, lazily: a list of every line would double the text in memory."""
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            yield text[start:]
+            return
+        yield text[start:end]
+        start = end + 1
 
 
 def _read_parquet(path: Path) -> _Raw:

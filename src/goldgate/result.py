@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field
 RESULT_SCHEMA_VERSION = "goldgate.result/2"
 #: the side file of per-example rows written beside result.json
 EXAMPLES_FILE = "examples.jsonl.gz"
+#: example rows dumped before they are handed to the compressor
+_ROWS_PER_BATCH = 1024
 
 
 class Verdict(StrEnum):
@@ -277,20 +280,30 @@ class RunResult(_Model):
         The JSON stays small whatever the golden set's size; the side file is compressed and
         byte-stable (no timestamp in its gzip header).
         """
-        lines = []
+        # Compressed row by row as the rows are dumped: the whole text of a million rows
+        # (and its list of lines) is never held. The bytes are gzip.compress(text,
+        # compresslevel=6, mtime=0)'s: zlib's output does not depend on how input is fed.
+        compressor = zlib.compressobj(6, zlib.DEFLATED, 31)
+        parts: list[bytes] = []
+        batch: list[str] = []
         for suite in self.suites:
             prefix = '{"suite":' + json.dumps(suite.name, ensure_ascii=False) + ","
             for example in suite.examples:
                 row = example.model_dump_json(exclude_defaults=True)
-                lines.append(prefix + row[1:] if row != "{}" else prefix[:-1] + "}")
-        data = ("\n".join(lines) + "\n" if lines else "").encode("utf-8")
+                batch.append(prefix + row[1:] if row != "{}" else prefix[:-1] + "}")
+                if len(batch) == _ROWS_PER_BATCH:
+                    parts.append(compressor.compress(("\n".join(batch) + "\n").encode("utf-8")))
+                    batch.clear()
+        if batch:
+            parts.append(compressor.compress(("\n".join(batch) + "\n").encode("utf-8")))
+        parts.append(compressor.flush())
         compact = self.model_copy(
             update={
                 "examples_file": examples_file,
                 "suites": [s.model_copy(update={"examples": []}) for s in self.suites],
             }
         )
-        return compact.to_json(), gzip.compress(data, compresslevel=6, mtime=0)
+        return compact.to_json(), b"".join(parts)
 
     @classmethod
     def from_json_file(cls, path: Path, *, examples: bool = True) -> RunResult:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import glob
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,9 +59,10 @@ from goldgate.gate import (
 )
 from goldgate.golden_change import describe, removed_check, shared_baseline
 from goldgate.goldens import GoldenSet, is_dataset, load_goldens
+from goldgate.metrics import parallel
 from goldgate.metrics.batch import BatchMetric, MetricContext
 from goldgate.metrics.engine import MetricComputeError, score_corpus
-from goldgate.metrics.parallel import resolve_jobs, score_arrays
+from goldgate.metrics.parallel import resolve_jobs, score_chunks
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
     CacheUse,
@@ -223,7 +224,8 @@ class BlessOutcome:
     """What a bless decided: the new scores against the old baseline, and whether it wrote."""
 
     path: Path
-    #: the new scores gated against the baseline being replaced (the table ``run`` shows)
+    #: the new scores gated against the baseline being replaced (the table ``run`` shows;
+    #: its suites hold no per-example rows)
     review: RunResult
     written: bool
     #: suite -> messages of the checks that failed (accepted only with allow_regression)
@@ -259,7 +261,10 @@ def bless_reviewed(
             # damaged one (with nothing to compare against).
             if new_only or suites is not None:
                 raise
-    reviewed = None if rerun else _reviewed_result(config)
+    # Only a system that costs something to call reuses the reviewed run's outputs: for a
+    # predictions file the saved result (a million example rows) would be read for nothing.
+    reusing = not rerun and any(config.system_for(n).kind != "predictions" for n in names)
+    reviewed = _reviewed_result(config) if reusing else None
     scored: dict[str, ScoredSuite] = {}
     results: list[SuiteResult] = []
     failed: dict[str, list[str]] = {}
@@ -276,12 +281,15 @@ def bless_reviewed(
         else:
             scored[name] = _score_reusing(config, name, reviewed, progress)
         previous = current.suites.get(name) if current is not None else None
+        # The review is a table of scores and checks: no per-example rows are built for it.
         try:
             suite_result, _ = _gate_suite(
-                config, name, scored[name], previous, label, current is not None
+                config, name, scored[name], previous, label, current is not None, examples=False
             )
         except BaselineError:  # other metric settings: being accepted, nothing to compare
-            suite_result, _ = _gate_suite(config, name, scored[name], None, label, False)
+            suite_result, _ = _gate_suite(
+                config, name, scored[name], None, label, False, examples=False
+            )
         results.append(suite_result)
         messages = [c.message for c in suite_result.checks if c.status is CheckStatus.FAIL]
         if messages:
@@ -582,8 +590,6 @@ def score_outputs(
     """
     ids = [record.id for record in golden.records]
     samples = _sample_count(name, ids, outputs)
-    references = [list(record.references) for record in golden.records]
-    inputs = [record.input for record in golden.records]
     pairs = list(metrics.items())
     workers = resolve_jobs(jobs, len(ids))
     # Batch metrics need inputs, ids and context: they are scored in one pass here.
@@ -591,9 +597,11 @@ def score_outputs(
     per_sample: list[list[FloatArray]] = []
     notes: dict[str, Any] = {}
     for s in range(samples):
-        candidates = [outputs[example_id][s] for example_id in ids]
         try:
             if in_one_pass:
+                candidates = [outputs[example_id][s] for example_id in ids]
+                references = [list(record.references) for record in golden.records]
+                inputs = [record.input for record in golden.records]
                 results = score_corpus(
                     pairs,
                     candidates,
@@ -614,8 +622,9 @@ def score_outputs(
                 if s == 0:
                     notes = {r.spec: r.notes for r in results if r.notes is not None}
             else:
+                chunks = _text_chunks(golden, outputs, s, parallel.DEFAULT_CHUNK_SIZE)
                 per_sample.append(
-                    score_arrays(pairs, candidates, references, jobs=workers, dask=dask)
+                    score_chunks(pairs, chunks, total=len(ids), jobs=workers, dask=dask)
                 )
         except MetricComputeError as exc:
             sample = f", sample {s}" if samples > 1 else ""
@@ -653,6 +662,20 @@ def scored_from_arrays(
         ),
         notes=notes or {},
     )
+
+
+def _text_chunks(
+    golden: GoldenSet, outputs: Mapping[str, Sequence[str]], sample: int, size: int
+) -> Iterator[tuple[list[str], list[list[str]]]]:
+    """The candidates of one sample index and their references, ``size`` examples at a time.
+
+    Built as the scoring consumes them: lists of every candidate and every reference list
+    of a million-example set are never held at once.
+    """
+    records = golden.records
+    for start in range(0, len(records), size):
+        part = records[start : start + size]
+        yield [outputs[r.id][sample] for r in part], [list(r.references) for r in part]
 
 
 def _check_plugin_scores(
@@ -713,6 +736,8 @@ def _gate_suite(
     baseline_label: str,
     baseline_found: bool,
     anchors: Anchors | None = None,
+    *,
+    examples: bool = True,
 ) -> tuple[SuiteResult, list[str]]:
     suite = config.suites[name]
     hints: list[str] = []
@@ -808,7 +833,7 @@ def _gate_suite(
         metrics=evaluation.metrics,
         checks=evaluation.checks,
         slices=evaluation.slices,
-        examples=_examples(scored, blessed, evaluation),
+        examples=_examples(scored, blessed, evaluation) if examples else [],
         golden_change=change,
         cache=scored.cache,
         system=scored.identity,
@@ -828,6 +853,9 @@ def _record_calls(scored: ScoredSuite, summaries: Sequence[MetricSummary]) -> No
             )
 
 
+_EXAMPLE_FIELDS = set(ExampleResult.model_fields)
+
+
 def _examples(
     scored: ScoredSuite, blessed: SuiteBaseline | None, evaluation: SuiteEvaluation
 ) -> list[ExampleResult]:
@@ -837,9 +865,12 @@ def _examples(
     for index, record in enumerate(scored.golden.records):
         old = blessed.outputs_of(record.id) if blessed is not None else None
         # Built without re-validation: every field comes from validated, typed data, and
-        # validating 10,000 examples would cost more than gating them.
+        # validating 10,000 examples would cost more than gating them. Every field is given,
+        # so every row shares one "fields set" (pydantic only ever adds to it, a field name
+        # that is already there) instead of carrying a set of its own.
         examples.append(
             ExampleResult.model_construct(
+                _fields_set=_EXAMPLE_FIELDS,
                 id=record.id,
                 line=record.line or None,
                 tags=list(record.tags),

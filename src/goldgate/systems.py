@@ -60,7 +60,7 @@ from goldgate.errors import (
     where_raised,
 )
 from goldgate.fingerprint import code_fingerprint
-from goldgate.goldens import GoldenRecord, GoldenSet, read_utf8
+from goldgate.goldens import GoldenRecord, GoldenSet, read_utf8, split_lines
 from goldgate.inputs import loads_json
 from goldgate.progress import NullProgress, ProgressReporter
 
@@ -289,7 +289,7 @@ def prediction_id(item: Any, where: str, number: int, lines: dict[str, int]) -> 
 
 def prediction_lines(text: str, label: str) -> Iterator[tuple[int, Any]]:
     """``(line, item)`` of the JSON Lines text of a predictions file named ``label``."""
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
         yield number, loads_json(line, f"{label}:{number}", InputError)

@@ -55,12 +55,13 @@ def add_jobs_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_dask_argument(parser: argparse.ArgumentParser) -> None:
-    """``--dask ADDRESS``: score (and run a callable system) on a Dask cluster."""
+    """``--dask ADDRESS``: score, run a callable system and read globs/URLs on a Dask cluster."""
     parser.add_argument(
         "--dask",
         metavar="ADDRESS",
-        help="score, and run a callable system, on the Dask cluster at ADDRESS"
-        " (tcp://host:8786; 'local' starts one here); needs goldgate[dask]",
+        help="score, run a callable system and read golden sets or predictions given as globs"
+        " or URLs on the Dask cluster at ADDRESS (tcp://host:8786; 'local' starts one here);"
+        " needs goldgate[dask]",
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from goldgate import console
-from goldgate.commands._common import add_config_argument, load
+from goldgate.commands._common import add_config_argument, add_dask_argument, load
 
 HELP = "Validate the configuration, golden sets and baseline without running the system."
 
@@ -16,6 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--baseline-ref", metavar="REF", help="check the baseline as it is at this git revision"
     )
+    add_dask_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:

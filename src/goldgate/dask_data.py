@@ -369,7 +369,10 @@ def score_predictions_on_dask(config: Config, name: str) -> ScoredSuite:
                     pure=False,
                 )
             )
-        futures += scored
+        # The joins hold what they need: each partition is dropped once its joins have run.
+        for future in futures:
+            future.release()
+        futures = scored
         records: list[GoldenRecord] = []
         outputs: dict[str, list[str]] = {}
         parts: list[list[list[FloatArray]]] = []

@@ -168,7 +168,9 @@ def stat_arrays(
             usable = array.ndim == 2
         except (TypeError, ValueError, OverflowError):  # ragged rows, or not numbers
             usable = False
-        if not usable or not np.isfinite(array.sum(axis=0)).all():
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below
+            finite = usable and bool(np.isfinite(array.sum(axis=0)).all())
+        if not finite:
             _check_finite(spec, _as_tuples(parts))  # names the example, as score_corpus does
             raise MetricError(f"metric {spec!r}: its statistics are not rows of numbers")
         arrays.append(array)

@@ -130,11 +130,24 @@ def generate(directory: Path, size: int, formats: str, resamples: int) -> None:
 
 
 def _tree_rss(pid: int, cpu: dict[int, float] | None = None) -> int:
-    """Resident bytes of a process and all its descendants; their CPU seconds into ``cpu``."""
+    """Resident bytes of a process and all its descendants; their CPU seconds into ``cpu``.
+
+    A child still running goldgate's own command line is a fork about to exec (``git``, a
+    system command) that shares goldgate's pages: counting it would double the peak.
+    """
     total, stack = 0, [pid]
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            own = handle.read()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0
     while stack:
         current = stack.pop()
         try:
+            if current != pid:
+                with open(f"/proc/{current}/cmdline", "rb") as handle:
+                    if handle.read() == own:
+                        continue
             with open(f"/proc/{current}/statm") as handle:
                 total += int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
             if cpu is not None:

@@ -277,3 +277,71 @@ def test_the_install_input_installs_the_users_project_first(
         "install --quiet --disable-pip-version-check -e . -r requirements*.txt $(touch pwned)"
     )
     assert not (pull_request / "pwned").exists()
+
+
+def test_embedding_similarity_through_the_action_with_the_embed_extra(
+    api: FakeGitHub, tmp_path: Path
+) -> None:
+    """`extras: stem,embed` installs the encoder's extra, and the gate scores a model2vec
+    model committed to the repository (built here): a PR whose answers lose their meaning
+    regresses on embedding_similarity."""
+    pytest.importorskip("model2vec")
+    from tests.metrics.test_embedding import build_model
+
+    origin, work = tmp_path / "origin.git", tmp_path / "work"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    git(tmp_path, "clone", "-q", str(origin), str(work))
+    git(work, "checkout", "-q", "-b", "main")
+    build_model(work / "models" / "tiny")
+    ids = [f"g{i}" for i in range(12)]
+    (work / "goldens.jsonl").write_text(
+        "".join(
+            json.dumps({"id": i, "input": "what sat?", "references": ["the cat sat on the mat"]})
+            + "\n"
+            for i in ids
+        ),
+        encoding="utf-8",
+    )
+    (work / "goldgate.yaml").write_text(
+        "version: 1\n"
+        'system: {predictions: "predictions/{suite}.jsonl"}\n'
+        "suites:\n"
+        "  sem:\n"
+        "    goldens: goldens.jsonl\n"
+        "    metrics: {embedding_similarity: {model: models/tiny}}\n"
+        "    gate: {embedding_similarity: {max_drop: 2.0}}\n",
+        encoding="utf-8",
+    )
+
+    def predict(bad: int) -> None:
+        (work / "predictions").mkdir(exist_ok=True)
+        (work / "predictions" / "sem.jsonl").write_text(
+            "".join(
+                json.dumps({"id": i, "output": "a red car" if n < bad else "the cat sat on a mat"})
+                + "\n"
+                for n, i in enumerate(ids)
+            ),
+            encoding="utf-8",
+        )
+
+    predict(bad=0)
+    subprocess.run([str(GOLDGATE), "bless"], cwd=work, check=True, capture_output=True)
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "a blessed embedding baseline")
+    git(work, "push", "-q", "origin", "main")
+    git(work, "checkout", "-q", "-b", "feature")
+    predict(bad=6)
+    git(work, "commit", "-q", "-am", "answers that lost their meaning")
+
+    run, info = run_in_github(work, api, tmp_path / "scratch", extras="stem,embed", comment="false")
+    assert "[stem,embed]" in info["pip"].splitlines()[0]
+    gate = run.step("Run the gate")
+    assert gate.returncode == 1, gate.stderr
+    assert run.outputs["verdict"] == "regressed"
+    result = json.loads((work / "goldgate-report" / "result.json").read_text(encoding="utf-8"))
+    (metric,) = result["suites"][0]["metrics"]
+    assert metric["metric"] == "embedding_similarity"
+    assert "enc:model2vec|model:models/tiny|hash:" in metric["signature"]
+    assert metric["baseline"] > metric["current"] + 2.0
+    (check,) = result["suites"][0]["checks"]
+    assert check["status"] == "fail" and check["metric"] == "embedding_similarity"

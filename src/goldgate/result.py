@@ -61,6 +61,18 @@ class Interval(_Model):
     level: float = Field(description="confidence level, e.g. 0.95")
 
 
+class MetricCalls(_Model):
+    """What a metric that calls a service (``llm_judge``) did in this run, apart from its score.
+
+    The score's components (tokens, cost) describe judging the whole set, judgments taken
+    from the cache included; these counts say what this run itself asked for.
+    """
+
+    requests: int = Field(description="requests sent in this run, retries included")
+    retries: int = Field(description="requests that repeated a failed or unreadable one")
+    cached: int = Field(description="judgments served from the cache (nothing sent)")
+
+
 class MetricSummary(_Model):
     """One metric of one suite (or one tag slice): baseline, current and their difference."""
 
@@ -79,6 +91,11 @@ class MetricSummary(_Model):
     trend: list[float] = Field(
         default_factory=list,
         description="a gated metric's blessed score at its last blesses, oldest first (git)",
+    )
+    calls: MetricCalls | None = Field(
+        default=None,
+        description="this run's requests, retries and cache hits, for a metric that calls a"
+        " service (llm_judge); on the suite's summary only, not its slices",
     )
 
     @property

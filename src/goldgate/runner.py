@@ -69,6 +69,8 @@ from goldgate.result import (
     CheckStatus,
     ExampleResult,
     GoldenChange,
+    MetricCalls,
+    MetricSummary,
     RunResult,
     SignificanceSettings,
     SuiteResult,
@@ -460,7 +462,7 @@ def score_suite(
     if _partitions_on_dask(config, name):
         from goldgate.dask_data import score_predictions_on_dask
 
-        return score_predictions_on_dask(config, name)
+        return score_predictions_on_dask(config, name, progress)
     golden = load_suite_goldens(config, name)
     outputs: dict[str, list[str]] = {}
     if known and system.kind != "predictions":
@@ -801,6 +803,7 @@ def _gate_suite(
     evaluation = evaluate_suite(
         scored.scores, blessed, suite.gate, config.significance, slices=suite.slices
     )
+    _record_calls(scored, evaluation.metrics)
     if change is not None:
         removed = removed_check(name, change, config.max_removed)
         if removed is not None:
@@ -836,6 +839,18 @@ def _gate_suite(
         system=scored.identity,
     )
     return result, hints
+
+
+def _record_calls(scored: ScoredSuite, summaries: Sequence[MetricSummary]) -> None:
+    """Put this run's requests, retries and cache hits beside each calling metric's score."""
+    metrics = {item.spec: item.metric for item in scored.scores.metrics}
+    for summary in summaries:
+        metric = metrics.get(summary.metric)
+        tally = metric.call_tally() if isinstance(metric, BatchMetric) else None
+        if tally is not None:
+            summary.calls = MetricCalls(
+                requests=tally.requests, retries=tally.retries, cached=tally.cached
+            )
 
 
 _EXAMPLE_FIELDS = set(ExampleResult.model_fields)

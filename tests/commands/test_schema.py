@@ -46,3 +46,37 @@ def test_the_result_schema_describes_result_json_and_its_examples_file(
         row = json.loads(line)
         assert isinstance(row.pop("suite"), str)
         jsonschema.validate(row, example)
+
+
+def test_the_config_schema_knows_the_semantic_metrics_options(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An editor validating goldgate.yaml sees llm_judge's and embedding_similarity's options:
+    a right configuration passes, a misspelled option or a value off a choice does not."""
+    jsonschema = pytest.importorskip("jsonschema")
+    assert main(["schema", "config"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    metrics = schema["$defs"]["SuiteConfig"]["properties"]["metrics"]["properties"]
+    judge = {"$defs": schema["$defs"], **metrics["llm_judge"]}
+    embed = {"$defs": schema["$defs"], **metrics["embedding_similarity"]}
+    good_judge = {
+        "base_url": "http://localhost:11434/v1",
+        "model": "llama3",
+        "api_key_env": "OPENAI_API_KEY",
+        "rubric_file": "rubrics/qa.md",
+        "fields": ["input", "candidate"],
+        "samples": 3,
+        "response_format": "json_schema",
+        "timeout_s": 30,
+    }
+    jsonschema.validate(good_judge, judge)
+    jsonschema.validate({"encoder": "sentence_transformers", "model": "models/st"}, embed)
+    for bad, where in [
+        ({**good_judge, "api_key": "sk-..."}, judge),  # the key itself is not an option
+        ({**good_judge, "response_format": "xml"}, judge),
+        ({**good_judge, "samples": 0}, judge),
+        ({**good_judge, "fields": ["answer"]}, judge),
+        ({"encoder": "bert", "model": "m"}, embed),
+    ]:
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, where)

@@ -274,7 +274,12 @@ def test_gate_end_to_end_with_rationale_in_the_report(
     """Bless, rerun from the cache, then a regression through the real command, exit 1."""
     monkeypatch.setenv("JUDGE_KEY", KEY)
     goldens = [
-        {"id": f"q{i}", "input": f"Capital of country {i}?", "references": ["Paris"]}
+        {
+            "id": f"q{i}",
+            "input": f"Capital of country {i}?",
+            "references": ["Paris"],
+            "tags": ["odd" if i % 2 else "even"],
+        }
         for i in range(12)
     ]
     (tmp_path / "rubric.md").write_text("Correct answers name Paris.\n", encoding="utf-8")
@@ -299,12 +304,26 @@ def test_gate_end_to_end_with_rationale_in_the_report(
         assert len(server.requests) == 12
         assert main(["run"]) == 0
         assert len(server.requests) == 12  # every judgment came from the cache
-        # Half the answers go wrong: a significant drop.
-        outputs([f"It is Lyon ({i})." if i % 2 else f"It is Paris ({i})." for i in range(12)])
-        assert main(["run"]) == 1
-        assert len(server.requests) == 18
         report = tmp_path / "goldgate-report"
         result = json.loads((report / "result.json").read_text())
+        calls = {"requests": 0, "retries": 0, "cached": 12}
+        assert result["suites"][0]["metrics"][0]["calls"] == calls
+        # Half the answers go wrong: a significant drop. One call fails once and is retried.
+        outputs([f"It is Lyon ({i})." if i % 2 else f"It is Paris ({i})." for i in range(12)])
+        server.script.append(Reply(status=503))
+        assert main(["run"]) == 1
+        assert len(server.requests) == 19
+        result = json.loads((report / "result.json").read_text())
+        # This run's traffic beside the cost of judging the whole set (cached judgments too).
+        calls = {"requests": 7, "retries": 1, "cached": 6}
+        assert result["suites"][0]["metrics"][0]["calls"] == calls
+        # Slices: the odd examples went wrong, the even ones did not.
+        slices = {sl["tag"]: sl["metrics"][0] for sl in result["suites"][0]["slices"]}
+        assert slices["odd"]["current"] == 0.0 and slices["odd"]["baseline"] == 100.0
+        assert slices["even"]["current"] == 100.0 and slices["even"]["delta"] == 0.0
+        this_run = "this run: 7 requests (1 retry), 6 judgments from the cache"
+        assert this_run in (report / "report.md").read_text()
+        assert this_run in (report / "report.html").read_text()
         from goldgate.result import RunResult
 
         loaded = RunResult.from_json_file(report / "result.json")
@@ -453,3 +472,34 @@ def test_an_https_endpoint_goes_through_tls(tmp_path: Path) -> None:
             score(metric)
     assert f"cannot reach {url}" in str(raised.value)
     assert "SSL" in str(raised.value)
+
+
+def test_the_score_command_judges_rows_with_their_inputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`goldgate score` with an llm_judge spec whose base_url holds a port."""
+    monkeypatch.setenv("JUDGE_KEY", KEY)
+    rows = [
+        {"candidate": c, "references": r, "input": i}
+        for c, r, i in zip(CANDIDATES, REFERENCES, INPUTS, strict=True)
+    ]
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    (tmp_path / "rubric.md").write_text("Paris is right.", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    with fake_judge(by_answer) as server:
+        spec = (
+            f"llm_judge:base_url={server.url},model=judge-1,api_key_env=JUDGE_KEY,"
+            "rubric_file=rubric.md"
+        )
+        code = main(["score", str(data), "--metric", spec, "--per-example", "--json"])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert len(server.requests) == 3
+        assert server.requests[0].headers["Authorization"] == f"Bearer {KEY}"
+        assert any("## Input\nCapital of France?" in r.body["messages"][1]["content"]
+                   for r in server.requests)  # fmt: skip
+    entry = json.loads(out)["metrics"][spec]
+    assert entry["per_example"] == [100.0, 0.0, 100.0]
+    assert KEY not in out + err
+    assert list((tmp_path / ".goldgate" / "judge").iterdir())

@@ -36,6 +36,14 @@ from goldgate.metrics.registry import (
         ("chrf++", "chrf++", {}),
         ("pkg.mod:func", "pkg.mod:func", {}),
         ("pkg.mod:func:k=1, j = 2", "pkg.mod:func", {"k": "1", "j": "2"}),
+        ("mod:func", "mod:func", {}),
+        # values holding colons: a URL with a port, a Windows path
+        (
+            "llm_judge:base_url=http://127.0.0.1:8000/v1,model=m:7b",
+            "llm_judge",
+            {"base_url": "http://127.0.0.1:8000/v1", "model": "m:7b"},
+        ),
+        ("pkg.mod:func:path=C:\\m", "pkg.mod:func", {"path": "C:\\m"}),
     ],
 )
 def test_parse_metric_spec(spec: str, name: str, options: dict[str, str]) -> None:

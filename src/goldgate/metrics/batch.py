@@ -65,6 +65,15 @@ class BatchStats:
     notes: list[str | None] | None = None
 
 
+@dataclass(frozen=True)
+class CallTally:
+    """What a metric that calls a service did since it was made: not part of any score."""
+
+    requests: int
+    retries: int
+    cached: int
+
+
 class BatchMetric(Metric[OptionsT]):
     """A metric computed over a whole candidate set, with a context for its I/O."""
 
@@ -78,6 +87,10 @@ class BatchMetric(Metric[OptionsT]):
 
     def preprocess_key(self) -> Any:
         return ("raw",)
+
+    def call_tally(self) -> CallTally | None:
+        """This run's traffic, for a metric that calls a service; None for one that does not."""
+        return None
 
     def example_stats(self, candidate: Any, references: Sequence[Any]) -> Stats:
         """One example alone: a batch of one."""

@@ -11,7 +11,8 @@ names a hub id (``hub_id``); ``model`` is a local directory that must exist. Enc
 
 - ``model2vec`` (``pip install 'goldgate[embed]'``): static embeddings, numpy only, thousands
   of sentences a second on a CPU — the recommended one;
-- ``sentence_transformers``: any sentence-transformers model, when that library is installed;
+- ``sentence_transformers``: any sentence-transformers model, when that library is installed
+  (``pip install sentence-transformers``: not an extra of goldgate, as it brings torch);
 - ``function``: the user's ``module:function`` taking a list of texts, returning vectors.
 
 The signature records the encoder, the model as configured and a hash of its weights (and,
@@ -214,9 +215,10 @@ def _load(options: EmbeddingOptions, metric: EmbeddingSimilarity) -> LoadedEncod
     return _load_sentence_transformers(source, model_id, local=options.model is not None)
 
 
-def _missing(library: str, exc: ImportError) -> MetricError:
+def _missing(library: str, exc: ImportError, install: str = _EXTRA) -> MetricError:
     return MetricError(
-        f"embedding_similarity: the {library} encoder needs the {library} package ({_EXTRA}): {exc}"
+        f"embedding_similarity: the {library} encoder needs the {library} package"
+        f" ({install}): {exc}"
     )
 
 
@@ -251,7 +253,9 @@ def _load_sentence_transformers(source: str, model_id: str, *, local: bool) -> L
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
-        raise _missing("sentence_transformers", exc) from None
+        # Not behind goldgate's embed extra: it brings torch (a CUDA build of several GB by
+        # default on Linux); the user installs the build they want.
+        raise _missing("sentence_transformers", exc, _ST_INSTALL) from None
     try:
         model = SentenceTransformer(source, device="cpu", local_files_only=local)
     except Exception as exc:  # the library and torch raise many kinds
@@ -259,15 +263,39 @@ def _load_sentence_transformers(source: str, model_id: str, *, local: bool) -> L
             f"embedding_similarity: cannot load the sentence-transformers model {model_id!r}:"
             f" {type(exc).__name__}: {exc}"
         ) from None
-    digest = hashlib.sha256()
-    for key, tensor in sorted(model.state_dict().items()):
-        digest.update(key.encode("utf-8"))
-        digest.update(tensor.detach().cpu().numpy().tobytes())
+    return LoadedEncoder(_st_encode(model), model_id, _st_digest(model))
 
+
+#: How to get the sentence_transformers encoder (a CPU build of torch first, where wanted).
+_ST_INSTALL = "pip install sentence-transformers"
+
+
+def _st_digest(model: Any) -> str:
+    """A sentence-transformers model's identity: its weights, and what the weights alone do
+    not say — the modules and their settings (pooling, normalisation, max length) as the
+    model prints them, and the tokenizer's vocabulary."""
+    digest = hashlib.sha256(str(model).encode("utf-8"))
+    tokenizer: Any = getattr(model, "tokenizer", None)
+    backend: Any = getattr(tokenizer, "backend_tokenizer", tokenizer)
+    if hasattr(backend, "to_str"):
+        digest.update(backend.to_str().encode("utf-8"))
+    elif hasattr(tokenizer, "get_vocab"):
+        digest.update(json.dumps(tokenizer.get_vocab(), sort_keys=True).encode("utf-8"))
+    for key, tensor in sorted(model.state_dict().items()):
+        values = tensor.detach().cpu()
+        digest.update(f"{key}|{values.dtype}|{tuple(values.shape)}".encode())
+        try:
+            digest.update(values.numpy().tobytes())
+        except TypeError:  # bfloat16 and other types numpy lacks: their float32 values
+            digest.update(values.float().numpy().tobytes())
+    return digest.hexdigest()
+
+
+def _st_encode(model: Any) -> Callable[[list[str]], Any]:
     def encode(texts: list[str]) -> Any:
         return model.encode(texts, convert_to_numpy=True, show_progress_bar=False)
 
-    return LoadedEncoder(encode, model_id, digest.hexdigest())
+    return encode
 
 
 def _load_function(path: str, metric: EmbeddingSimilarity) -> LoadedEncoder:

@@ -37,7 +37,7 @@ import numpy.typing as npt
 
 from goldgate.errors import GoldgateError, MetricError
 from goldgate.metrics.base import MetricOptions, option
-from goldgate.metrics.batch import Batch, BatchMetric, BatchStats
+from goldgate.metrics.batch import Batch, BatchMetric, BatchStats, CallTally
 from goldgate.metrics.judge_cache import JudgmentCache, request_key
 from goldgate.metrics.judge_http import CallStats, Endpoint, JudgeCallError, Judgment, judge_once
 
@@ -157,6 +157,9 @@ class LLMJudge(BatchMetric[JudgeOptions]):
             if not self._rubric.strip():
                 raise MetricError("llm_judge: the rubric is empty")
         return self._rubric
+
+    def call_tally(self) -> CallTally:
+        return CallTally(self.calls.requests, self.calls.retries, self.cache_hits)
 
     def rubric_hash(self) -> str:
         """SHA-256 of the rubric text."""

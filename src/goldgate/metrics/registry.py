@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -197,14 +198,23 @@ def create_metric(
     raise MetricError(f"{where}unknown metric {name!r}{hint}")
 
 
+#: Where a spec's options begin: a colon, then an option's name and "=".
+_OPTIONS_START = re.compile(r":(?=\s*[A-Za-z_]\w*\s*=)")
+
+
 def parse_metric_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split ``bleu:tokenize=intl,lowercase=true`` into a name and string options.
 
-    A custom ``package.module:function`` name may carry options after a second colon.
+    A custom ``package.module:function`` name may carry options after a second colon. The
+    options start at the first colon followed by ``key=``, so a value may hold colons itself
+    (``llm_judge:base_url=http://127.0.0.1:8000/v1,model=m``).
     """
     name, options_text = spec, ""
     head, sep, tail = spec.rpartition(":")
-    if sep and "=" in tail:
+    start = _OPTIONS_START.search(spec)
+    if start is not None:
+        name, options_text = spec[: start.start()], spec[start.end() :]
+    elif sep and "=" in tail:
         name, options_text = head, tail
     elif sep and "=" in spec:
         raise MetricError(f"bad metric spec {spec!r}: options go after the last ':'")

@@ -618,7 +618,12 @@ def suite_notes(suite: SuiteResult) -> list[str]:
 
 
 def judge_tally(summary: MetricSummary) -> str | None:
-    """'llm_judge: 12 judgments, 1,440 + 360 tokens, $0.0014' from a judge's components."""
+    """'llm_judge: 12 judgments, 1,440 prompt + 360 completion tokens, $0.0014; this run: 6
+    requests (1 retry), 6 judgments from the cache' from a judge's components and calls.
+
+    The first part is what judging the set costs (cached judgments included), the second
+    what this run itself sent.
+    """
     c = summary.components
     if not {"judgments", "prompt_tokens", "completion_tokens", "cost_usd"} <= set(c):
         return None
@@ -630,6 +635,13 @@ def judge_tally(summary: MetricSummary) -> str | None:
         text += f", ${c['cost_usd']:,.4f}"
     if c.get("judge_spread"):
         text += f", judge spread {c['judge_spread']:.2f} points"
+    calls = summary.calls
+    if calls is not None:
+        text += (
+            f"; this run: {calls.requests:,} request{'s' * (calls.requests != 1)}"
+            f" ({calls.retries:,} retr{'ies' if calls.retries != 1 else 'y'}),"
+            f" {calls.cached:,} judgment{'s' * (calls.cached != 1)} from the cache"
+        )
     return text
 
 

@@ -250,6 +250,23 @@ def test_partitions_read_on_the_cluster_give_the_local_result_and_baseline(
     assert found.error is None
     assert found.golden_hash == local[1]["suites"][0]["golden_hash"]
     assert found.n_examples == 60
+    # progress counts each partition's examples as its statistics arrive
+    said: list[tuple[str, Any]] = []
+
+    class Recorder:
+        def start(self, total: int, label: str) -> None:
+            said.append(("start", (total, label)))
+
+        def advance(self, n: int = 1) -> None:
+            said.append(("advance", n))
+
+        def finish(self) -> None:
+            said.append(("finish", None))
+
+    score_suite(on_dask, "gen", progress=Recorder())
+    assert said[0] == ("start", (60, "gen: scoring 4 files on Dask"))
+    assert [n for kind, n in said if kind == "advance"] == [9, 21, 1, 29]
+    assert said[-1] == ("finish", None)
 
 
 def test_a_file_url_golden_set_is_named_as_written(

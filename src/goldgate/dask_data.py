@@ -60,6 +60,7 @@ from goldgate.parquet import PARQUET_SUFFIXES
 if TYPE_CHECKING:
     from goldgate.config import Config
     from goldgate.metrics.parallel import FloatArray, MetricPairs
+    from goldgate.progress import ProgressReporter
     from goldgate.runner import ScoredSuite
 
 #: ids a message shows before "and N more"
@@ -320,11 +321,16 @@ def _golden_set(config: Config, name: str, records: list[GoldenRecord]) -> Golde
     )
 
 
-def score_predictions_on_dask(config: Config, name: str) -> ScoredSuite:
-    """Read, join and score a predictions suite on the cluster (see the module's steps)."""
+def score_predictions_on_dask(
+    config: Config, name: str, progress: ProgressReporter | None = None
+) -> ScoredSuite:
+    """Read, join and score a predictions suite on the cluster (see the module's steps).
+
+    ``progress`` counts the examples of each partition as its statistics arrive."""
     from goldgate.metrics.batch import BatchMetric
     from goldgate.metrics.engine import MetricComputeError
     from goldgate.metrics.parallel import stack_parts
+    from goldgate.progress import NullProgress
     from goldgate.runner import (
         create_suite_metrics,
         metric_context,
@@ -338,6 +344,8 @@ def score_predictions_on_dask(config: Config, name: str) -> ScoredSuite:
     client = _client(config, name, golden_location)
     goldens, golden_ids = _read_goldens(client, config, name)
     futures: list[Any] = list(goldens.futures)
+    shown = progress or NullProgress()
+    started = False
     try:
         _unique(goldens, golden_ids, GoldenSetError)
         predictions = _read(
@@ -373,6 +381,10 @@ def score_predictions_on_dask(config: Config, name: str) -> ScoredSuite:
         for future in futures:
             future.release()
         futures = scored
+        total = sum(len(part_ids) for part_ids, _ in golden_ids)
+        files = f"{len(scored)} file{'s' if len(scored) != 1 else ''}"
+        shown.start(total, f"{name}: scoring {files} on Dask")
+        started = True
         records: list[GoldenRecord] = []
         outputs: dict[str, list[str]] = {}
         parts: list[list[list[FloatArray]]] = []
@@ -388,7 +400,10 @@ def score_predictions_on_dask(config: Config, name: str) -> ScoredSuite:
             )
             parts.append(stats)
             future.release()
+            shown.advance(len(part_records))
     finally:
+        if started:
+            shown.finish()
         client.cancel(futures)
     golden = _golden_set(config, name, records)
     if not on_workers:

@@ -462,7 +462,7 @@ def score_suite(
     if _partitions_on_dask(config, name):
         from goldgate.dask_data import score_predictions_on_dask
 
-        return score_predictions_on_dask(config, name)
+        return score_predictions_on_dask(config, name, progress)
     golden = load_suite_goldens(config, name)
     outputs: dict[str, list[str]] = {}
     if known and system.kind != "predictions":

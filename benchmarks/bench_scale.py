@@ -129,14 +129,33 @@ def generate(directory: Path, size: int, formats: str, resamples: int) -> None:
             changed.write(json.dumps({"id": example_id, "output": output}) + "\n")
 
 
-def _tree_rss(pid: int) -> int:
-    """Resident bytes of a process and all its descendants."""
+def _tree_rss(pid: int, cpu: dict[int, float] | None = None) -> int:
+    """Resident bytes of a process and all its descendants; their CPU seconds into ``cpu``.
+
+    A child still running goldgate's own command line is a fork about to exec (``git``, a
+    system command) that shares goldgate's pages: counting it would double the peak.
+    """
     total, stack = 0, [pid]
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            own = handle.read()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0
     while stack:
         current = stack.pop()
         try:
+            if current != pid:
+                with open(f"/proc/{current}/cmdline", "rb") as handle:
+                    if handle.read() == own:
+                        continue
             with open(f"/proc/{current}/statm") as handle:
                 total += int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            if cpu is not None:
+                with open(f"/proc/{current}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+                # utime and stime (fields 14 and 15), in clock ticks
+                ticks = int(fields[11]) + int(fields[12])
+                cpu[current] = ticks / os.sysconf("SC_CLK_TCK")
             for task in os.listdir(f"/proc/{current}/task"):
                 with open(f"/proc/{current}/task/{task}/children") as handle:
                     stack += [int(child) for child in handle.read().split()]
@@ -155,11 +174,14 @@ def measure(directory: Path, argv: list[str]) -> tuple[float, float, int, float]
     )
     peak = 0
     done = threading.Event()
+    # CPU seconds per process of the tree, as last seen: a pool's workers are children of
+    # a fork server that goldgate does not wait for, so wait4's usage would miss them
+    cpu: dict[int, float] = {}
 
     def sample() -> None:
         nonlocal peak
         while not done.is_set():
-            peak = max(peak, _tree_rss(process.pid))
+            peak = max(peak, _tree_rss(process.pid, cpu))
             time.sleep(0.02)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -174,10 +196,10 @@ def measure(directory: Path, argv: list[str]) -> tuple[float, float, int, float]
     if code not in (0, 1):
         sys.stderr.write(errors)
         raise SystemExit(f"goldgate {' '.join(argv)} failed with exit code {code}")
-    # ru_maxrss covers the main process when the sampler missed a short peak; the CPU times
-    # include the children goldgate waited for (its pool's workers)
-    cpu = usage.ru_utime + usage.ru_stime
-    return seconds, max(peak / 2**20, usage.ru_maxrss / 1024), code, cpu
+    # ru_maxrss covers the main process when the sampler missed a short peak; its exact CPU
+    # time replaces the sampled one, the workers' are as last sampled
+    cpu[process.pid] = usage.ru_utime + usage.ru_stime
+    return seconds, max(peak / 2**20, usage.ru_maxrss / 1024), code, sum(cpu.values())
 
 
 def _size(path: Path) -> int:

@@ -96,6 +96,7 @@ def test_tiled_bootstrap_draws_the_same_resamples(monkeypatch: pytest.MonkeyPatc
     expected_f = np.vstack(
         [counts @ fractions for counts in stats.resample_counts(n, resamples=70, seed=9)]
     )
+    monkeypatch.setattr(stats, "_TILED_ABOVE", 100)
     monkeypatch.setattr(stats, "_TILE", 37)  # 230 = 6 × 37 + 8
     monkeypatch.setattr(stats, "_PASS_ROWS", 9)  # 70 = 7 × 9 + 7
     got, got_f = stats.resampled_totals_many([integers, fractions], resamples=70, seed=9)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import ssl
 import threading
 import time
 from collections import deque
@@ -16,6 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 PROMPT_TOKENS = 120
@@ -63,6 +65,19 @@ class FakeJudge:
         self.requests: list[Seen] = []
         self.lock = threading.Lock()
         self.url = ""
+        #: a trickled reply ended: the client hung up before its end, or it was all sent
+        self.hung_up = threading.Event()
+        self.trickled_to_the_end = threading.Event()
+
+    def trickle_outcome(self) -> str:
+        """ "hung up" or "sent", once a trickled reply has ended (waits up to 30 s)."""
+        for _ in range(300):
+            if self.hung_up.is_set():
+                return "hung up"
+            if self.trickled_to_the_end.is_set():
+                return "sent"
+            time.sleep(0.1)
+        return "still trickling"
 
     def next_reply(self, seen: Seen) -> Reply:
         with self.lock:
@@ -127,25 +142,41 @@ def _handler(state: FakeJudge) -> type[BaseHTTPRequestHandler]:
                 else:  # the status line and headers are still buffered: trickle them too
                     pending = b"".join([*self._headers_buffer, b"\r\n", data])  # type: ignore[attr-defined]
                     self._headers_buffer = []  # type: ignore[attr-defined]
-                for start in range(0, len(pending), 8):
-                    self.wfile.write(pending[start : start + 8])
-                    self.wfile.flush()
-                    time.sleep(reply.trickle_pause_s)
-            except (BrokenPipeError, ConnectionResetError):
+                try:
+                    for start in range(0, len(pending), 8):
+                        self.wfile.write(pending[start : start + 8])
+                        self.wfile.flush()
+                        time.sleep(reply.trickle_pause_s)
+                except (OSError, ssl.SSLError):
+                    state.hung_up.set()
+                    raise
+                state.trickled_to_the_end.set()
+            except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
                 pass  # the client gave up (a timeout test)
 
     return Handler
 
 
 @contextmanager
-def fake_judge(grade: Callable[[Seen], Reply] | None = None) -> Iterator[FakeJudge]:
-    """Serve a :class:`FakeJudge` on an ephemeral port; ``state.url`` is its base_url."""
+def fake_judge(
+    grade: Callable[[Seen], Reply] | None = None, *, tls: tuple[Path, Path] | None = None
+) -> Iterator[FakeJudge]:
+    """Serve a :class:`FakeJudge` on an ephemeral port; ``state.url`` is its base_url.
+
+    ``tls`` (a certificate and its key) serves https instead of http.
+    """
     state = FakeJudge(grade)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
+    scheme = "http"
+    if tls is not None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(str(tls[0]), str(tls[1]))
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        scheme = "https"
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    state.url = f"{scheme}://127.0.0.1:{server.server_address[1]}/v1"
     try:
         yield state
     finally:

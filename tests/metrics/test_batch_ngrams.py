@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from goldgate.metrics import batch_ngrams
 from goldgate.metrics.base import Metric
 from goldgate.metrics.chrf import f_score, f_scores
+from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.registry import metric_from_spec
 from goldgate.metrics.text_batch import TextBatch
 
@@ -113,6 +114,10 @@ BATCH_SPECS = [
     "chrf:char_order=3,word_order=3,beta=1",
     "chrf:char_order=0,word_order=2",
     "chrf:eps_smoothing=true",
+    "rouge1",
+    "rouge2",
+    "rouge3:use_stemmer=true",
+    "rouge2:tokenizer=unicode",
 ]
 
 # Text meant to break tokenizers and counters: punctuation and digits next to each other,
@@ -171,3 +176,15 @@ def test_vectorised_f_scores_equal_f_score(rows: list[int], beta: int, eps: bool
     matrix = np.array([rows, rows[::-1]], dtype=np.float64)
     got = f_scores(matrix, beta, eps).tolist()
     assert got == [f_score(row, beta, eps) for row in matrix.tolist()]
+
+
+def test_a_batch_whose_keys_cannot_fit_is_scored_example_by_example() -> None:
+    # 20-grams of 26 distinct tokens need 20 × 5 bits: no int64 key holds them.
+    metric = metric_from_spec("bleu:max_ngram_order=20,tokenize=char")
+    candidates = ["abcdefghijklmnopqrstuvwxyz", "the cat"]
+    references = [["zyxwvutsrqponmlkjihgfedcba abcdefghijklmnopqrstuvwxyz"], ["a cat", "the hat"]]
+    assert metric.batch_stats(TextBatch(candidates, references)) is None
+    [result] = score_corpus([("bleu", metric)], candidates, references)
+    expected = _rows(metric, candidates, references)
+    assert [list(row) for row in result.stats] == [list(row) for row in expected]
+    assert result.stats[0][2 + 19] == 7  # the alphabet's 7 character 20-grams, all matched

@@ -5,6 +5,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import shutil
+import ssl
+import subprocess
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +17,7 @@ import pytest
 
 from goldgate.cli import main
 from goldgate.errors import GoldgateError, MetricError
+from goldgate.metrics import judge_http
 from goldgate.metrics.batch import MetricContext
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.judge import LLMJudge
@@ -455,6 +459,9 @@ def test_timeout_s_is_a_deadline_for_the_whole_call(tmp_path: Path, trickle: str
         with pytest.raises(GoldgateError) as raised:
             score(metric)
         assert "no reply within timeout_s=0.3 (after 1 attempt)" in str(raised.value)
+        # Cut off at the deadline, not read to the end and then called late.
+        assert server.trickle_outcome() == "hung up"
+        server.hung_up.clear()
         # Given a retry, the next (prompt) reply is used: the cut-short one left no trace.
         server.script.append(slow)
         retried = judge(server, tmp_path, timeout_s=0.3, concurrency=1, max_retries=1)
@@ -503,3 +510,40 @@ def test_the_score_command_judges_rows_with_their_inputs(
     assert entry["per_example"] == [100.0, 0.0, 100.0]
     assert KEY not in out + err
     assert list((tmp_path / ".goldgate" / "judge").iterdir())
+
+
+@pytest.fixture
+def tls_files(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (made with Debian's openssl)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+def test_tls_calls_work_and_keep_their_deadline(
+    tmp_path: Path, tls_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over https (the usual case: a hosted judge), a reply is read, and a reply trickled
+    through TLS still misses the deadline: the watched socket is the TLS one."""
+    cert, key = tls_files
+    trusting = ssl.create_default_context(cafile=str(cert))
+    monkeypatch.setattr(judge_http, "_tls_context", lambda: trusting)
+    with fake_judge(by_answer, tls=(cert, key)) as server:
+        assert server.url.startswith("https://127.0.0.1:")
+        metric = judge(server, tmp_path, concurrency=1)
+        assert score(metric).per_example() == [100.0, 0.0, 100.0]
+        slow = Reply(content=json.dumps({"score": 5, "rationale": "slow"}), trickle="body")
+        server.script.append(slow)
+        late = judge(server, tmp_path / "other", timeout_s=0.3, concurrency=1, max_retries=0)
+        with pytest.raises(GoldgateError, match=r"no reply within timeout_s=0.3"):
+            score(late)
+        # The TLS socket itself was shut at the deadline (not the raw one it wraps).
+        assert server.trickle_outcome() == "hung up"

@@ -150,6 +150,31 @@ def score_corpus(
     return [results[index] for index in range(len(metrics))]
 
 
+def stat_arrays(
+    metrics: Sequence[tuple[str, Metric[Any]]],
+    candidates: Sequence[str],
+    references: Sequence[Sequence[str]],
+) -> list[Any]:
+    """Per metric, its statistics as one ``(n, k)`` float64 array, checked as ``score_corpus``
+    checks them; no :class:`BatchMetric` among ``metrics``. Equal to ``score_corpus``'s rows."""
+    import numpy as np
+
+    _validate(candidates, references)
+    arrays = []
+    for (spec, _), parts in zip(metrics, score_rows(metrics, candidates, references), strict=True):
+        try:
+            blocks = [np.asarray(part, dtype=np.float64) for part in parts]
+            array = np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
+            usable = array.ndim == 2
+        except (TypeError, ValueError, OverflowError):  # ragged rows, or not numbers
+            usable = False
+        if not usable or not np.isfinite(array.sum(axis=0)).all():
+            _check_finite(spec, _as_tuples(parts))  # names the example, as score_corpus does
+            raise MetricError(f"metric {spec!r}: its statistics are not rows of numbers")
+        arrays.append(array)
+    return arrays
+
+
 def _as_tuples(parts: list[Any]) -> list[Stats]:
     rows: list[Stats] = []
     for part in parts:

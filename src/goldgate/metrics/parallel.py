@@ -27,7 +27,8 @@ import numpy.typing as npt
 
 from goldgate.errors import GoldgateError
 from goldgate.metrics.base import Metric
-from goldgate.metrics.engine import MetricComputeError, score_corpus
+from goldgate.metrics.batch import BatchMetric
+from goldgate.metrics.engine import MetricComputeError, score_corpus, stat_arrays
 
 FloatArray = npt.NDArray[np.float64]
 #: A chunk of a corpus: candidates and, aligned with them, each candidate's references.
@@ -126,6 +127,8 @@ def chunk_arrays(pairs: MetricPairs, chunk: Chunk) -> list[FloatArray]:
     candidates, references = chunk
     if not candidates:  # an empty chunk of a stream adds no rows
         return [np.zeros((0, len(metric.stat_names)), dtype=np.float64) for _, metric in pairs]
+    if not any(isinstance(metric, BatchMetric) for _, metric in pairs):
+        return stat_arrays(pairs, candidates, references)
     results = score_corpus(pairs, candidates, references)
     arrays = []
     for (_, metric), result in zip(pairs, results, strict=True):

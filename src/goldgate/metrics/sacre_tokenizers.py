@@ -21,16 +21,22 @@ TokenizerName = Literal["13a", "intl", "zh", "char", "none", "ja-mecab", "ko-mec
 TOKENIZER_NAMES: Final[tuple[TokenizerName, ...]] = ("13a", "intl", "zh", "char", "none")
 Tokenizer = Callable[[str], list[str]]
 
-# mteval-v13a's first rule, `([\{-\~\[-\` -\&\(-\+\:-\@\/])` -> ` \1 `, pads single characters,
-# so a translation table does the same in one C pass. The space itself is in that class; it is
-# left alone here because padding a space with spaces changes neither the tokens nor what the
-# later rules (which only look at a character's immediate neighbours) see next to a character.
+# mteval-v13a's first rule, `([\{-\~\[-\` -\&\(-\+\:-\@\/])` -> ` \1 `, pads single characters.
+# The space itself is in that class; it is left alone here because padding a space with spaces
+# changes neither the tokens nor what the later rules (which only look at a character's
+# immediate neighbours) see next to a character. A regex with a replacement function is ~5x
+# faster than str.translate with a table of 3-character strings (which leaves CPython's fast
+# 1-to-1 path) and than a "\1" template.
 _13A_SYMBOLS: Final = '!"#$%&()*+/:;<=>?@[\\]^_`{|}~'
-_PAD_SYMBOLS: Final = str.maketrans({char: f" {char} " for char in _13A_SYMBOLS})
+_PAD_SYMBOLS: Final = re.compile("([" + re.escape(_13A_SYMBOLS) + "])")
 # Period and comma unless preceded by a digit, then unless followed by a digit; dash after a digit.
 _PERIOD_COMMA_AFTER: Final = re.compile(r"([^0-9])([\.,])")
 _PERIOD_COMMA_BEFORE: Final = re.compile(r"([\.,])([^0-9])")
 _DASH_AFTER_DIGIT: Final = re.compile(r"([0-9])(-)")
+
+
+def _pad(match: re.Match[str]) -> str:
+    return f" {match[1]} "
 
 
 def _split_after(match: re.Match[str]) -> str:
@@ -43,7 +49,7 @@ def _split_before(match: re.Match[str]) -> str:
 
 def _regexp_tokens(line: str) -> list[str]:
     """sacrebleu's ``TokenizerRegexp`` (the language-dependent half of 13a), split."""
-    line = line.translate(_PAD_SYMBOLS)
+    line = _PAD_SYMBOLS.sub(_pad, line)
     if "." in line or "," in line:
         line = _PERIOD_COMMA_AFTER.sub(_split_after, line)
         line = _PERIOD_COMMA_BEFORE.sub(_split_before, line)

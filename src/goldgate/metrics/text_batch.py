@@ -46,6 +46,14 @@ class TextBatch:
             value = values[name] = build()
             return value
 
+    def peek(self, key: Hashable, name: str) -> Any:
+        """A shared value if it was built, else None."""
+        return self._shared.get(key, {}).get(name)
+
+    def put(self, key: Hashable, name: str, value: Any) -> None:
+        """Share a value (replacing one of that name)."""
+        self._shared.setdefault(key, {})[name] = value
+
     def release(self, key: Hashable) -> None:
         """Forget the values of a preprocess key no later metric shares."""
         self._shared.pop(key, None)

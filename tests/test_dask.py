@@ -477,3 +477,22 @@ def test_check_reads_a_glob_on_the_cluster_given_on_the_command_line(
 def _said(capsys: pytest.CaptureFixture[str]) -> str:
     captured = capsys.readouterr()
     return captured.out + captured.err
+
+
+def test_each_golden_partition_receives_only_the_predictions_it_joins(cluster: str) -> None:
+    from goldgate.dask_data import _shuffle
+    from goldgate.dask_engine import client_for
+
+    client = client_for(cluster)
+    first = client.submit(list, [("a", 1, ["x"]), ("c", 2, ["y"])], pure=False)
+    second = client.submit(list, [("b", 1, ["z"])], pure=False)
+    goldens = [(["a", "b"], [1, 2]), (["c"], [1])]
+    predictions = [(["a", "c"], [1, 2]), (["b"], [1])]
+    pieces = _shuffle(client, [first, second], predictions, goldens)
+    got = {
+        golden: {source: f.result() for source, f in by.items()} for golden, by in pieces.items()
+    }
+    assert got == {
+        0: {0: [("a", 1, ["x"])], 1: [("b", 1, ["z"])]},
+        1: {0: [("c", 2, ["y"])]},
+    }

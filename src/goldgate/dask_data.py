@@ -363,20 +363,20 @@ def score_predictions_on_dask(
         on_workers = not any(isinstance(metric, BatchMetric) for metric in metrics.values())
         pairs = list(metrics.items()) if on_workers else []
         keep_lines = len(goldens.futures) == 1
-        scored = []
-        for part, (part_ids, _) in zip(goldens.futures, golden_ids, strict=True):
-            needed = sorted({holder[record_id] for record_id in part_ids})
-            scored.append(
-                client.submit(
-                    _score_part,
-                    pairs,
-                    part,
-                    keep_lines,
-                    system.samples,
-                    *[predictions.futures[index] for index in needed],
-                    pure=False,
-                )
+        pieces = _shuffle(client, predictions.futures, prediction_ids, golden_ids)
+        futures += [piece for by_part in pieces.values() for piece in by_part.values()]
+        scored = [
+            client.submit(
+                _score_part,
+                pairs,
+                part,
+                keep_lines,
+                system.samples,
+                *[pieces[index][source] for source in sorted(pieces[index])],
+                pure=False,
             )
+            for index, part in enumerate(goldens.futures)
+        ]
         # The joins hold what they need: each partition is dropped once its joins have run.
         for future in futures:
             future.release()
@@ -426,6 +426,36 @@ def score_predictions_on_dask(
                 name, exc.spec, exc.problem, failed, sample, system.samples
             ) from None
     return scored_from_arrays(name, golden, outputs, pairs, per_sample)
+
+
+def _split_part(part: list[_Prediction], destinations: list[int]) -> dict[int, list[_Prediction]]:
+    """On a worker: a prediction partition's rows grouped by the golden partition they join."""
+    groups: dict[int, list[_Prediction]] = {}
+    for item, destination in zip(part, destinations, strict=True):
+        groups.setdefault(destination, []).append(item)
+    return groups
+
+
+def _shuffle(
+    client: Any, futures: list[Any], prediction_ids: list[_Ids], golden_ids: list[_Ids]
+) -> dict[int, dict[int, Any]]:
+    """golden partition → prediction partition → a future of the rows that join there.
+
+    Each prediction partition is split on its worker by destination (from the ids known
+    here), so each golden partition receives only its own predictions: what moves between
+    workers is the predictions once, however the files are split.
+    """
+    import operator
+
+    golden_of = {record_id: index for index, (ids, _) in enumerate(golden_ids) for record_id in ids}
+    pieces: dict[int, dict[int, Any]] = {index: {} for index in range(len(golden_ids))}
+    for source, (future, (ids, _)) in enumerate(zip(futures, prediction_ids, strict=True)):
+        destinations = [golden_of[record_id] for record_id in ids]
+        groups = client.submit(_split_part, future, destinations)
+        for destination in sorted(set(destinations)):
+            pieces[destination][source] = client.submit(operator.getitem, groups, destination)
+        groups.release()  # its pieces depend on it; this process needs only them
+    return pieces
 
 
 def _metric_error(

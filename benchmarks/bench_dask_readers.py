@@ -9,9 +9,10 @@ fresh process:
   dask    the part files as globs, ``--dask local`` (a LocalCluster, one worker per core):
           read, validated, joined and scored on the workers
 
-Printed per run: wall seconds, peak memory of the process tree (the cluster's workers are
-children of the run, so they count) and whether ``result.json`` equals the local one apart
-from ``created_at``, the golden set's location and the examples' line numbers.
+Printed per run: wall seconds, CPU seconds and peak memory of the process tree (the
+cluster's workers are children of the run, so they count) and whether ``result.json``
+equals the local one apart from ``created_at``, the golden set's location and the
+examples' line numbers.
 
     python benchmarks/bench_dask_readers.py --sizes 10000 30000 --files 8
 """
@@ -69,30 +70,31 @@ def bench(size: int, files: int, parquet: bool) -> list[dict[str, object]]:
         text = config.read_text()
         local = None
         for jobs in (1, 2):
-            seconds, peak, _ = measure(directory, ["run", "-q", "--jobs", str(jobs)])
+            seconds, peak, _, cpu = measure(directory, ["run", "-q", "--jobs", str(jobs)])
             same = local is None or _comparable(directory) == local
             local = _comparable(directory)
-            rows.append(_row(size, files, f"local --jobs {jobs}", seconds, peak, same))
+            rows.append(_row(size, files, f"local --jobs {jobs}", seconds, cpu, peak, same))
         suffix = "parquet" if parquet else "jsonl"
         config.write_text(
             text.replace('"predictions.jsonl"', f'"parts/predictions-*.{suffix}"').replace(
                 "goldens: goldens.jsonl", f'goldens: "parts/goldens-*.{suffix}"'
             )
         )
-        seconds, peak, _ = measure(directory, ["run", "-q", "--dask", "local"])
+        seconds, peak, _, cpu = measure(directory, ["run", "-q", "--dask", "local"])
         same = _comparable(directory) == local
-        rows.append(_row(size, files, f"dask ({suffix} parts)", seconds, peak, same))
+        rows.append(_row(size, files, f"dask ({suffix} parts)", seconds, cpu, peak, same))
     return rows
 
 
 def _row(
-    size: int, files: int, label: str, seconds: float, peak: float, same: bool
+    size: int, files: int, label: str, seconds: float, cpu: float, peak: float, same: bool
 ) -> dict[str, object]:
     row: dict[str, object] = {
         "size": size,
         "files": files,
         "run": label,
         "seconds": round(seconds, 1),
+        "cpu_seconds": round(cpu, 1),
         "peak_mib": round(peak),
         "same_result": same,
     }
@@ -107,12 +109,13 @@ def main() -> int:
     parser.add_argument("--parquet", action="store_true")
     args = parser.parse_args()
     rows = [row for size in args.sizes for row in bench(size, args.files, args.parquet)]
-    print("| examples | files | run | time | peak memory (process tree) | same result.json |")
-    print("|---:|---:|---|---:|---:|---|")
+    print("| examples | files | run | time | CPU (process tree) | peak memory | same result.json |")
+    print("|---:|---:|---|---:|---:|---:|---|")
     for row in rows:
         print(
             f"| {row['size']:,} | {row['files']} | {row['run']} | {row['seconds']} s"
-            f" | {row['peak_mib']} MiB | {'yes' if row['same_result'] else 'NO'} |"
+            f" | {row['cpu_seconds']} s | {row['peak_mib']} MiB"
+            f" | {'yes' if row['same_result'] else 'NO'} |"
         )
     return 0 if all(row["same_result"] for row in rows) else 1
 

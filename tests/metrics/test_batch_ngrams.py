@@ -55,11 +55,9 @@ def chunks(draw: Any) -> tuple[Sequences, list[int], list[list[int]], int]:
 def _layout(texts: Sequences, candidates: list[int], references: list[list[int]]) -> Any:
     items = np.array([i for text in texts for i in text], dtype=np.int64)
     offsets = np.concatenate(([0], np.cumsum([len(t) for t in texts]))).astype(np.int64)
-    ref_offsets = np.concatenate(([0], np.cumsum([len(r) for r in references]))).astype(np.int64)
-    flat = np.array([r for refs in references for r in refs], dtype=np.int64)
-    return batch_ngrams.layout(
-        items, offsets, np.array(candidates, dtype=np.int64), flat, ref_offsets
-    )
+    ref_offsets = np.concatenate(([0], np.cumsum([len(r) for r in references]))).tolist()
+    flat = [r for refs in references for r in refs]
+    return batch_ngrams.layout(items, offsets, batch_ngrams.pairs(candidates, flat, ref_offsets))
 
 
 @settings(max_examples=300, deadline=None)

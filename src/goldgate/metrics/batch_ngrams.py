@@ -24,7 +24,7 @@ text-by-text counting.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -71,23 +71,51 @@ def gather(items: Ints, offsets: Ints, texts: Ints) -> tuple[Ints, Ints]:
     return items[index], lengths
 
 
-def layout(
-    items: Ints, offsets: Ints, candidates: Ints, references: Ints, reference_offsets: Ints
-) -> Layout:
-    """The example layout from texts stored as CSR (``items``, ``offsets``, one row per text).
+class Pairs(NamedTuple):
+    """A chunk's examples as index arrays into its texts, and its (example, reference) pairs."""
 
-    ``candidates[e]`` is example e's candidate text; its references are
-    ``references[reference_offsets[e]:reference_offsets[e + 1]]``.
-    """
-    n = len(candidates)
-    per_example = np.diff(reference_offsets)
-    sequences = n + len(references)
+    candidates: Ints  #: example e's candidate text
+    references: Ints  #: every reference text, example after example: one per pair
+    offsets: Ints  #: example e's references are ``references[offsets[e]:offsets[e + 1]]``
+    example: Ints  #: each pair's example
+    side: Ints  #: each pair's reference number within its example, from 1 (0 is the candidate)
+
+
+def pairs(
+    candidates: Sequence[int], references: Sequence[int], reference_offsets: Sequence[int]
+) -> Pairs:
+    """The :class:`Pairs` of a chunk given as text indices (a ``TextBatch``'s three lists)."""
+    candidate_array = np.asarray(candidates, dtype=np.int64)
+    reference_array = np.asarray(references, dtype=np.int64)
+    offsets = np.asarray(reference_offsets, dtype=np.int64)
+    example = np.repeat(np.arange(len(candidate_array), dtype=np.int64), np.diff(offsets))
+    side = np.arange(len(reference_array), dtype=np.int64) - offsets[example] + 1
+    return Pairs(candidate_array, reference_array, offsets, example, side)
+
+
+def best_reference(
+    chunk: Pairs, rows: NDArray[np.float64], scores: Callable[[], NDArray[np.float64]]
+) -> NDArray[np.float64]:
+    """Per example, the row of the pair with the highest score; the first on a tie (as
+    ``np.argmax``, and sacrebleu's and rouge-score's strict ``>``). ``rows`` has one row per
+    pair; ``scores()`` gives one score per pair, asked only when an example has several."""
+    if len(chunk.references) == len(chunk.candidates):  # one reference each
+        return rows
+    table = np.full((len(chunk.candidates), int(np.diff(chunk.offsets).max())), -1.0)
+    table[chunk.example, chunk.side - 1] = scores()
+    best: NDArray[np.float64] = rows[chunk.offsets[:-1] + table.argmax(axis=1)]
+    return best
+
+
+def layout(items: Ints, offsets: Ints, chunk: Pairs) -> Layout:
+    """The example layout from texts stored as CSR (``items``, ``offsets``, one row per text)."""
+    n = len(chunk.candidates)
+    per_example = np.diff(chunk.offsets)
+    sequences = n + len(chunk.references)
     order = np.empty(sequences, dtype=np.int64)
-    first = np.arange(n, dtype=np.int64) + reference_offsets[:-1]
-    order[first] = candidates
-    ref_positions = np.arange(len(references), dtype=np.int64)
-    ref_example = np.repeat(np.arange(n, dtype=np.int64), per_example)
-    order[ref_example + 1 + ref_positions] = references
+    first = np.arange(n, dtype=np.int64) + chunk.offsets[:-1]
+    order[first] = chunk.candidates
+    order[first[chunk.example] + chunk.side] = chunk.references
     example = np.repeat(np.arange(n, dtype=np.int64), per_example + 1)
     side = np.arange(sequences, dtype=np.int64) - first[example]
     seq_items, lengths = gather(items, offsets, order)

@@ -209,22 +209,16 @@ class _BLEUBase(Metric[BLEUOptions]):
             return batch_ngrams.token_items(texts)
 
         items, offsets = batch.shared(self.preprocess_key(), "token-ids", tokens)
-        candidates = np.asarray(batch.candidates, dtype=np.int64)
-        references = np.asarray(batch.references, dtype=np.int64)
-        reference_offsets = np.asarray(batch.reference_offsets, dtype=np.int64)
-        data = batch_ngrams.layout(items, offsets, candidates, references, reference_offsets)
-        found = batch_ngrams.matches(data, order, clip=True)
+        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
+        found = batch_ngrams.matches(batch_ngrams.layout(items, offsets, chunk), order, clip=True)
         if found is None:
             return None
         lengths = np.diff(offsets)
-        hyp_len = lengths[candidates]
+        hyp_len, ref_len = lengths[chunk.candidates], lengths[chunk.references]
         # The closest reference length, the shorter on a tie: the least |h - r| · K + r.
         scale = int(lengths.max()) + 1
-        per_example = np.diff(reference_offsets)
-        distance = np.abs(np.repeat(hyp_len, per_example) - lengths[references])
-        closest = np.minimum.reduceat(
-            distance * scale + lengths[references], reference_offsets[:-1]
-        )
+        distance = np.abs(hyp_len[chunk.example] - ref_len)
+        closest = np.minimum.reduceat(distance * scale + ref_len, chunk.offsets[:-1])
         columns = [hyp_len, closest % scale, *found[:, :, 0]]
         columns += [np.maximum(hyp_len - n, 0) for n in range(order)]
         return np.stack(columns, axis=1)

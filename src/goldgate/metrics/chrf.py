@@ -302,33 +302,26 @@ class CHRF(Metric[CHRFOptions]):
                 )
 
             parts.append((batch.shared(key, "word-ids", words), opts.word_order))
-        candidates = np.asarray(batch.candidates, dtype=np.int64)
-        references = np.asarray(batch.references, dtype=np.int64)
-        offsets = np.asarray(batch.reference_offsets, dtype=np.int64)
-        per_example = np.diff(offsets)
-        pair_example = np.repeat(np.arange(len(candidates)), per_example)
-        pair_side = np.arange(len(references)) - offsets[pair_example] + 1
+        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
         columns: list[Ints] = []
         for (items, text_offsets), order in parts:
-            data = batch_ngrams.layout(items, text_offsets, candidates, references, offsets)
-            found = batch_ngrams.matches(data, order)
+            found = batch_ngrams.matches(batch_ngrams.layout(items, text_offsets, chunk), order)
             if found is None:
                 return None
             lengths = np.diff(text_offsets)
-            hyp_len, ref_len = lengths[candidates][pair_example], lengths[references]
+            hyp_len = lengths[chunk.candidates][chunk.example]
+            ref_len = lengths[chunk.references]
             for n in range(order):
                 ref_total = np.maximum(ref_len - n, 0)
                 present = ref_total > 0
                 hyp_total = np.where(present, np.maximum(hyp_len - n, 0), 0)
-                matched = np.where(present, found[n][pair_example, pair_side], 0)
+                matched = np.where(present, found[n][chunk.example, chunk.side], 0)
                 columns += (hyp_total, ref_total, matched)
-        pairs = np.stack(columns, axis=1).astype(np.float64)
-        if len(references) == len(candidates):  # one reference each
-            return pairs
-        # The best reference by sentence chrF; the first one on a tie (np.argmax's rule).
-        scores = np.full((len(candidates), int(per_example.max())), -1.0)
-        scores[pair_example, pair_side - 1] = f_scores(pairs, opts.beta, opts.eps_smoothing)
-        return pairs[offsets[:-1] + scores.argmax(axis=1)]
+        rows = np.stack(columns, axis=1).astype(np.float64)
+        # The best reference by sentence chrF.
+        return batch_ngrams.best_reference(
+            chunk, rows, lambda: f_scores(rows, opts.beta, opts.eps_smoothing)
+        )
 
     def score_stats(self, stats: Sequence[float]) -> float:
         """chrF from (summed) statistics."""

@@ -313,35 +313,25 @@ class RougeN(RougeMetric[RougeOptions]):
         items, offsets = batch.shared(
             key, "token-ids", lambda: batch_ngrams.token_items([t.tokens for t in texts])
         )
-        candidates = np.asarray(batch.candidates, dtype=np.int64)
-        references = np.asarray(batch.references, dtype=np.int64)
-        reference_offsets = np.asarray(batch.reference_offsets, dtype=np.int64)
+        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
         # ROUGE-1 and ROUGE-2 share one count: orders 1 and 2 come from the same sort.
         found = batch.peek(key, "matches")
         if found is None or len(found) < n:
-            data = batch_ngrams.layout(items, offsets, candidates, references, reference_offsets)
-            found = batch_ngrams.matches(data, max(n, 2))
+            found = batch_ngrams.matches(batch_ngrams.layout(items, offsets, chunk), max(n, 2))
             if found is None:
                 return None
             batch.put(key, "matches", found)
-        per_example = np.diff(reference_offsets)
-        pair_example = np.repeat(np.arange(len(candidates)), per_example)
-        pair_side = np.arange(len(references)) - reference_offsets[pair_example] + 1
-        hits = found[n - 1][pair_example, pair_side].astype(np.float64)
+        hits = found[n - 1][chunk.example, chunk.side].astype(np.float64)
         lengths = np.diff(offsets)
         # rouge-score's arithmetic, operation for operation (see ngram_prf and fmeasure).
-        precision = hits / np.maximum(lengths[candidates][pair_example] - n + 1, 1)
-        recall = hits / np.maximum(lengths[references] - n + 1, 1)
+        precision = hits / np.maximum(lengths[chunk.candidates][chunk.example] - n + 1, 1)
+        recall = hits / np.maximum(lengths[chunk.references] - n + 1, 1)
         total = precision + recall
         with np.errstate(invalid="ignore", divide="ignore"):
             f = np.where(total > 0, 2 * precision * recall / total, 0.0)
         rows = np.stack([precision, recall, f, np.ones(len(f))], axis=1)
-        if len(references) == len(candidates):
-            return rows
-        # The reference with the highest F, the first on a tie (np.argmax's rule).
-        scores = np.full((len(candidates), int(per_example.max())), -1.0)
-        scores[pair_example, pair_side - 1] = f
-        return rows[reference_offsets[:-1] + scores.argmax(axis=1)]
+        # The reference with the highest F.
+        return batch_ngrams.best_reference(chunk, rows, lambda: f)
 
     def pair_scores(self, candidate: RougeText, reference: RougeText) -> tuple[float, float, float]:
         return ngram_prf(candidate, reference, self.n)

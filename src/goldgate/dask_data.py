@@ -53,6 +53,7 @@ from goldgate.goldens import (
     _surrogate_error,
     content_hash,
     decode_utf8,
+    json_lines,
     validated_records,
 )
 from goldgate.parquet import PARQUET_SUFFIXES
@@ -192,11 +193,11 @@ _Prediction = tuple[str, int, list[str]]
 
 def _prediction_part(raw: Any, label: str, samples: int) -> list[_Prediction]:
     """One file's ``(id, line, outputs)`` (the checks and messages of ``read_predictions``)."""
-    from goldgate.systems import _prediction_outputs, prediction_id, prediction_lines
+    from goldgate.systems import _prediction_outputs, prediction_id
 
     rows: Iterable[tuple[int, Any]] = raw
     if isinstance(raw, bytes):
-        rows = prediction_lines(decode_utf8(raw, label, InputError), label)
+        rows = json_lines(decode_utf8(raw, label, InputError), label, InputError)
     found: list[_Prediction] = []
     lines: dict[str, int] = {}
     for number, item in rows:

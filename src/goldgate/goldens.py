@@ -205,19 +205,18 @@ _Raw = Iterator[tuple[int, int, Any]]
 
 
 def _read_jsonl(text: str, path: Path | str) -> _Raw:
-    number = 0
+    for number, (line_number, data) in enumerate(json_lines(text, str(path), GoldenSetError), 1):
+        yield line_number, number, data
+
+
+def json_lines(text: str, label: str, error: type[GoldgateError]) -> Iterator[tuple[int, Any]]:
+    """``(line, value)`` of every non-blank line of a JSON Lines text read from ``label``;
+    a line that is not JSON is ``error`` naming ``label:line``."""
     # Split on "\n" only: str.splitlines also breaks at U+2028 and friends, which JSON strings
     # may hold raw.
-    for line_number, line in enumerate(split_lines(text), start=1):
-        if not line.strip():
-            continue
-        number += 1
-        data = loads_json(
-            line,
-            f"{path}:{line_number}",
-            GoldenSetError,
-        )
-        yield line_number, number, data
+    for number, line in enumerate(split_lines(text), start=1):
+        if line.strip():
+            yield number, loads_json(line, f"{label}:{number}", error)
 
 
 def split_lines(text: str) -> Iterator[str]:

@@ -60,8 +60,7 @@ from goldgate.errors import (
     where_raised,
 )
 from goldgate.fingerprint import code_fingerprint
-from goldgate.goldens import GoldenRecord, GoldenSet, read_utf8, split_lines
-from goldgate.inputs import loads_json
+from goldgate.goldens import GoldenRecord, GoldenSet, json_lines, read_utf8
 from goldgate.progress import NullProgress, ProgressReporter
 
 STDERR_TAIL_LINES = 15
@@ -287,14 +286,6 @@ def prediction_id(item: Any, where: str, number: int, lines: dict[str, int]) -> 
     return record_id
 
 
-def prediction_lines(text: str, label: str) -> Iterator[tuple[int, Any]]:
-    """``(line, item)`` of the JSON Lines text of a predictions file named ``label``."""
-    for number, line in enumerate(split_lines(text), start=1):
-        if not line.strip():
-            continue
-        yield number, loads_json(line, f"{label}:{number}", InputError)
-
-
 def _prediction_rows(path: Path) -> Iterator[tuple[int, Any]]:
     """``(line or row, item)`` of a JSONL predictions file, or of a Parquet one in batches."""
     from goldgate.parquet import is_parquet, iter_rows
@@ -303,7 +294,8 @@ def _prediction_rows(path: Path) -> Iterator[tuple[int, Any]]:
         for number, row in iter_rows(path, InputError, what="predictions file"):
             yield number, {key: value for key, value in row.items() if value is not None}
         return
-    yield from prediction_lines(read_utf8(path, InputError, what="predictions file"), str(path))
+    text = read_utf8(path, InputError, what="predictions file")
+    yield from json_lines(text, str(path), InputError)
 
 
 def _prediction_outputs(item: dict[str, Any], samples: int, where: str) -> list[str]:

@@ -167,11 +167,7 @@ def _parquet_rows(
     except FileNotFoundError:
         raise error(f"{label}: {what} not found") from None
     with handle:
-        # A column a row does not use is null in Parquet, where JSONL would omit the key.
-        return [
-            (number, {key: value for key, value in row.items() if value is not None})
-            for number, row in iter_rows(label, error, what=what, source=handle)
-        ]
+        return list(iter_rows(label, error, what=what, source=handle))
 
 
 def _golden_part(raw: Any, label: str) -> list[GoldenRecord]:

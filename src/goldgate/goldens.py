@@ -234,9 +234,8 @@ def split_lines(text: str) -> Iterator[str]:
 def _read_parquet(path: Path) -> _Raw:
     from goldgate.parquet import iter_rows
 
-    # A column a row does not use is null in Parquet, where JSONL would omit the key.
     for number, row in iter_rows(path, GoldenSetError, what="golden set"):
-        yield number, number, {key: value for key, value in row.items() if value is not None}
+        yield number, number, row
 
 
 def _read_yaml(text: str, path: Path) -> _Raw:

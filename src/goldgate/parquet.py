@@ -29,6 +29,9 @@ def iter_rows(
 ) -> Iterator[tuple[int, Any]]:
     """``(row number, row as a dict)`` of every row of a Parquet file, batch by batch.
 
+    A null cell is left out of its row: a column a row does not use is null in Parquet, where
+    JSON Lines would omit the key, so both read alike.
+
     ``source``, when given, is an open binary file (an fsspec file on a Dask worker) read
     instead of ``path``, which then only names it in messages.
     """
@@ -51,7 +54,7 @@ def iter_rows(
         for batch in handle.iter_batches(batch_size=BATCH_ROWS):
             for row in batch.to_pylist():
                 number += 1
-                yield number, row
+                yield number, {key: value for key, value in row.items() if value is not None}
     except GoldgateError:
         raise
     except Exception as exc:  # damage found while decoding a later row group

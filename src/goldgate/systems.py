@@ -291,8 +291,7 @@ def _prediction_rows(path: Path) -> Iterator[tuple[int, Any]]:
     from goldgate.parquet import is_parquet, iter_rows
 
     if is_parquet(path):
-        for number, row in iter_rows(path, InputError, what="predictions file"):
-            yield number, {key: value for key, value in row.items() if value is not None}
+        yield from iter_rows(path, InputError, what="predictions file")
         return
     text = read_utf8(path, InputError, what="predictions file")
     yield from json_lines(text, str(path), InputError)

@@ -11,13 +11,18 @@ from __future__ import annotations
 import gzip
 import json
 import math
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from goldgate import result as result_module
 from goldgate.config import load_config
+from goldgate.gitinfo import work_tree
+from goldgate.goldens import GoldenRecord
+from goldgate.history.recording import run_record
 from goldgate.result import (
     ExampleColumns,
     ExampleResult,
@@ -37,7 +42,7 @@ def _as_rows(result: RunResult) -> RunResult:
 
 
 @pytest.fixture(scope="module")
-def gated(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
+def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, RunResult]:
     root = tmp_path_factory.mktemp("table")
     ids = [f"q{i:04d}" for i in range(61)]
     _project(root, ids, seed=3, changed=0.0)
@@ -66,7 +71,13 @@ def gated(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
     ]
     for name, rows in (("goldens.jsonl", goldens), ("preds.jsonl", preds)):
         (root / name).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    return run(load_config(root / "goldgate.yaml"), history_source=None, write_reports=False)
+    config = load_config(root / "goldgate.yaml")
+    return root, run(config, history_source=None, write_reports=False)
+
+
+@pytest.fixture
+def gated(project: tuple[Path, RunResult]) -> RunResult:
+    return project[1]
 
 
 def test_the_runner_keeps_columns_and_builds_rows_alike(gated: RunResult) -> None:
@@ -144,3 +155,89 @@ def test_a_list_of_rows_is_a_table_too() -> None:
     assert [json.loads(line) for line in table.json_rows()] == [
         r.model_dump(exclude_defaults=True) for r in rows
     ]
+
+
+def test_the_history_keeps_of_columns_what_it_kept_of_rows(project: tuple[Path, RunResult]) -> None:
+    root, gated = project
+    config = load_config(root / "goldgate.yaml")
+    tree = work_tree(root)
+    record = run_record(gated, config, tree=tree)
+    assert record == run_record(_as_rows(gated), config, tree=tree)
+    suite = record.suites[0]
+    assert len(suite.ids) == len(suite.digests) == 62 and suite.ids[-1] == "é ✓"
+    assert all(len(m.examples) == 62 for m in record.metrics)
+
+
+def test_every_optional_field_of_a_row_is_filled_at_its_default() -> None:
+    optional = {n: f for n, f in ExampleResult.model_fields.items() if not f.is_required()}
+    filled = result_module._filled({})
+    assert filled == {n: f.get_default(call_default_factory=True) for n, f in optional.items()}
+    assert result_module._filled({})["tags"] is not filled["tags"]  # fresh, never shared
+
+
+class _Paired(Mapping[str, float]):
+    """The gate's paired scores as the table reads them: one shared table of positions."""
+
+    def __init__(self, position: dict[str, int], values: np.ndarray) -> None:
+        self.position, self.values = position, values  # type: ignore[assignment]
+
+    def __getitem__(self, key: str) -> float:
+        return float(self.values[self.position[key]])  # type: ignore[index]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.position)
+
+    def __len__(self) -> int:
+        return len(self.position)
+
+
+@pytest.mark.parametrize("slice_rows", [1, 3, 1024])
+def test_paired_arrays_give_the_rows_mappings_give(
+    slice_rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(result_module, "_ROWS_PER_SLICE", slice_rows)
+    records = [
+        GoldenRecord(id=f"e{i}", input=None if i % 4 else {"q": i}, references=("r",), line=i)
+        for i in range(10)
+    ]
+    position = {"e7": 0, "e1": 1, "e2": 2, "e9": 3}
+    arrays = {"m": np.array([1.0, 2.5, 1 / 3, 100.0]), "n": np.array([0.0, 50.0, 7.25, 1e-9])}
+    common: dict[str, Any] = {
+        "scores": {"m": np.linspace(0, 100, 10), "n": [float(i) for i in range(10)]},
+        "baseline_outputs": lambda i: ["old"] if i in position else None,
+        "flipped_to_wrong": {"n": ["e2"]},
+        "flipped_to_right": {"m": ["e9", "e1"], "n": ["e9"]},
+        "notes": {"m": [None, "why", *([""] * 8)]},
+    }
+    outputs = {r.id: [f"out {r.id}"] for r in records}
+    plain = ExampleColumns(
+        records,
+        outputs,
+        baseline_scores={
+            s: {i: float(a[p]) for i, p in position.items()} for s, a in arrays.items()
+        },
+        **common,
+    )
+    fast = ExampleColumns(
+        records,
+        outputs,
+        baseline_scores={s: _Paired(position, a) for s, a in arrays.items()},
+        **common,
+    )
+    at = [position.get(r.id, -1) for r in records]
+    given = ExampleColumns(
+        records,
+        outputs,
+        baseline_scores={s: _Paired(position, a) for s, a in arrays.items()},
+        paired_at=np.array(at),
+        **common,
+    )
+    rows = list(plain)
+    assert rows[9].flipped_to_right == ["m", "n"] and rows[1].notes == {"m": "why"}
+    for table in (fast, given):
+        assert list(table) == rows and table[9] == rows[9]
+        assert list(table.json_rows()) == [
+            r.model_dump_json(exclude_defaults=True).encode() for r in rows
+        ]
+        for name in ("m", "n"):
+            assert _same(table.baseline(name), plain.baseline(name))

@@ -264,6 +264,11 @@ class ExampleTable(Sequence[ExampleResult]):
         """The tags of the example at ``index``."""
         return self.row(index).tags
 
+    def golden_fields(self) -> Iterator[tuple[Any, Sequence[str], Sequence[str]]]:
+        """Each example's golden input, references and tags (what its digest is made of)."""
+        for row in self:
+            yield row.input, row.references, row.tags
+
     def json_rows(self) -> Iterator[bytes]:
         """Each row as ``model_dump_json(exclude_defaults=True)`` gives it, in order."""
         for row in self:
@@ -318,6 +323,8 @@ class ExampleColumns(ExampleTable):
     ``scores`` are aligned with ``records`` (a list or a numpy array per metric);
     ``baseline_scores`` are by id, for the ids the baseline has; ``baseline_outputs`` gives
     an id's blessed outputs (None when it is not blessed), and is None without a baseline.
+    ``paired_at`` (optional) is each record's position in the gate's paired scores, -1
+    where the baseline does not have it.
     """
 
     def __init__(
@@ -331,18 +338,18 @@ class ExampleColumns(ExampleTable):
         flipped_to_wrong: Mapping[str, Collection[str]],
         flipped_to_right: Mapping[str, Collection[str]],
         notes: Mapping[str, Sequence[str | None]],
-        paired_at: Sequence[int] | None = None,
+        paired_at: Sequence[int] | npt.NDArray[np.intp] | None = None,
     ) -> None:
         self._records = records
         self._outputs = outputs
         self._scores = scores
         self._baseline_scores = baseline_scores
         self._baseline_outputs = baseline_outputs
-        # flips are few: sets of ids, asked once per row
-        self._to_wrong = {spec: frozenset(ids) for spec, ids in flipped_to_wrong.items()}
-        self._to_right = {spec: frozenset(ids) for spec, ids in flipped_to_right.items()}
+        # flips are few: id → the metrics it flipped on, in the gate's order of metrics
+        self._to_wrong = _by_id(flipped_to_wrong)
+        self._to_right = _by_id(flipped_to_right)
         self._notes = notes
-        self._paired_at = paired_at
+        self._paired_at = None if paired_at is None else np.asarray(paired_at, dtype=np.intp)
 
     def __len__(self) -> int:
         return len(self._records)
@@ -351,52 +358,103 @@ class ExampleColumns(ExampleTable):
     def ids(self) -> Sequence[str]:
         return [record.id for record in self._records]
 
-    def _fields(self, index: int, scores: dict[str, float]) -> dict[str, Any]:
-        record = self._records[index]
-        example_id = record.id
-        old = self._baseline_outputs(example_id) if self._baseline_outputs is not None else None
-        return {
-            "id": example_id,
-            "line": record.line or None,
-            "tags": list(record.tags),
-            "input": record.input,
-            "references": list(record.references),
-            "output": self._outputs[example_id][0],
-            "baseline_output": old[0] if old else None,
-            "scores": scores,
-            "baseline_scores": {
-                spec: float(values[example_id])
-                for spec, values in self._baseline_scores.items()
-                if example_id in values
-            },
-            "flipped_to_wrong": [s for s, ids in self._to_wrong.items() if example_id in ids],
-            "flipped_to_right": [s for s, ids in self._to_right.items() if example_id in ids],
-            "new": self._baseline_outputs is not None and old is None,
-            "notes": {
-                spec: notes[index] or "" for spec, notes in self._notes.items() if notes[index]
-            },
-        }
+    def _paired(self) -> tuple[npt.NDArray[np.intp], dict[str, FloatColumn]] | None:
+        """Each record's position in the paired baseline scores and those scores as arrays,
+        when every metric's paired scores share one table of positions (the gate's)."""
+        columns: dict[str, FloatColumn] = {}
+        shared: object = None
+        for spec, values in self._baseline_scores.items():
+            array = getattr(values, "values", None)
+            position = getattr(values, "position", None)
+            if not isinstance(array, np.ndarray) or position is None:
+                return None
+            if shared is not None and position is not shared:
+                return None
+            shared, columns[spec] = position, array
+        if self._paired_at is not None:
+            return self._paired_at, columns
+        if not isinstance(shared, Mapping):
+            return None
+        at = np.fromiter(
+            (shared.get(i, -1) for i in self.ids), dtype=np.intp, count=len(self._records)
+        )
+        self._paired_at = at
+        return at, columns
+
+    def _rows(self, start: int, stop: int) -> Iterator[dict[str, Any]]:
+        """The fields of rows ``start`` to ``stop`` (a field at its default left out, as
+        ``exclude_defaults`` leaves it), score columns converted a slice at a time."""
+        scores = {spec: _floats(v[start:stop]) for spec, v in self._scores.items()}
+        paired = self._paired() if self._baseline_scores else None
+        blessed: dict[str, list[float]] = {}
+        present: list[bool] = []
+        if paired is not None:
+            at = paired[0][start:stop]
+            kept = np.maximum(at, 0)
+            blessed = {spec: array[kept].tolist() for spec, array in paired[1].items()}
+            present = (at >= 0).tolist()
+        outputs_of = self._baseline_outputs
+        for index in range(start, stop):
+            at_slice = index - start
+            record = self._records[index]
+            example_id = record.id
+            row: dict[str, Any] = {"id": example_id}
+            if record.line:
+                row["line"] = record.line
+            if record.tags:
+                row["tags"] = list(record.tags)
+            if record.input is not None:
+                row["input"] = record.input
+            row["references"] = list(record.references)
+            row["output"] = self._outputs[example_id][0]
+            old = outputs_of(example_id) if outputs_of is not None else None
+            if old:
+                row["baseline_output"] = old[0]
+            if scores:
+                row["scores"] = {spec: column[at_slice] for spec, column in scores.items()}
+            if paired is not None:
+                if present[at_slice]:
+                    row["baseline_scores"] = {s: c[at_slice] for s, c in blessed.items()}
+            else:
+                then = {
+                    spec: float(values[example_id])
+                    for spec, values in self._baseline_scores.items()
+                    if example_id in values
+                }
+                if then:
+                    row["baseline_scores"] = then
+            wrong = self._to_wrong.get(example_id)
+            if wrong:
+                row["flipped_to_wrong"] = list(wrong)
+            right = self._to_right.get(example_id)
+            if right:
+                row["flipped_to_right"] = list(right)
+            if outputs_of is not None and old is None:
+                row["new"] = True
+            if self._notes:
+                notes = {s: n[index] or "" for s, n in self._notes.items() if n[index]}
+                if notes:
+                    row["notes"] = notes
+            yield row
 
     def row(self, index: int) -> ExampleResult:
-        scores = {spec: float(values[index]) for spec, values in self._scores.items()}
+        fields = next(self._rows(index, index + 1))
         # Built without re-validation: every field comes from validated, typed data. Every
         # field is given, so every row shares one "fields set" instead of a set of its own.
-        return ExampleResult.model_construct(
-            _fields_set=_EXAMPLE_FIELDS, **self._fields(index, scores)
-        )
+        return ExampleResult.model_construct(_fields_set=_EXAMPLE_FIELDS, **_filled(fields))
+
+    def __iter__(self) -> Iterator[ExampleResult]:
+        for start in range(0, len(self), _ROWS_PER_SLICE):
+            for fields in self._rows(start, min(start + _ROWS_PER_SLICE, len(self))):
+                yield ExampleResult.model_construct(_fields_set=_EXAMPLE_FIELDS, **_filled(fields))
 
     def json_rows(self) -> Iterator[bytes]:
-        # The row's JSON straight from its fields, a slice of score columns at a time: the
-        # same serializer as ExampleResult.model_dump_json(exclude_defaults=True), and the
-        # same bytes (a field at its default is left out), without a model per row.
-        n = len(self)
-        for start in range(0, n, _ROWS_PER_SLICE):
-            stop = min(start + _ROWS_PER_SLICE, n)
-            columns = {spec: _floats(v[start:stop]) for spec, v in self._scores.items()}
-            for index in range(start, stop):
-                at = index - start
-                fields = self._fields(index, {s: c[at] for s, c in columns.items()})
-                yield to_json({k: v for k, v in fields.items() if v != _DEFAULTS[k]})
+        # The row's JSON straight from its fields: the same serializer as
+        # ExampleResult.model_dump_json(exclude_defaults=True), the same bytes (a field at
+        # its default is left out, the others in field order), without a model per row.
+        for start in range(0, len(self), _ROWS_PER_SLICE):
+            for fields in self._rows(start, min(start + _ROWS_PER_SLICE, len(self))):
+                yield to_json(fields)
 
     def score_names(self) -> list[str]:
         return list(self._scores) if len(self) else []
@@ -411,28 +469,25 @@ class ExampleColumns(ExampleTable):
         values = self._baseline_scores.get(name)
         if values is None:
             return np.full(len(self), math.nan)
-        paired = getattr(values, "values", None)
-        if isinstance(paired, np.ndarray) and self._paired_at is not None:
-            at = np.asarray(self._paired_at, dtype=np.intp)
-            column = np.asarray(paired, dtype=np.float64)[np.maximum(at, 0)]
+        paired = self._paired()
+        if paired is not None:
+            at, columns = paired
+            column = columns[name][np.maximum(at, 0)]
             column[at < 0] = math.nan
             return column
         return np.fromiter(
-            (values.get(i, math.nan) for i in self.ids),
-            dtype=np.float64,
-            count=len(self),
+            (values.get(i, math.nan) for i in self.ids), dtype=np.float64, count=len(self)
         )
 
     def flipped(self, *, to_wrong: bool) -> dict[str, frozenset[int]]:
         flips = self._to_wrong if to_wrong else self._to_right
-        if not any(flips.values()):
+        if not flips:
             return {}
-        position = {example_id: index for index, example_id in enumerate(self.ids)}
-        return {
-            spec: frozenset(position[i] for i in ids if i in position)
-            for spec, ids in flips.items()
-            if ids
-        }
+        found: dict[str, set[int]] = {}
+        for index, record in enumerate(self._records):
+            for spec in flips.get(record.id, ()):
+                found.setdefault(spec, set()).add(index)
+        return {spec: frozenset(positions) for spec, positions in found.items()}
 
     def n_new(self) -> int:
         blessed = self._baseline_outputs
@@ -443,12 +498,35 @@ class ExampleColumns(ExampleTable):
     def tags_at(self, index: int) -> Sequence[str]:
         return list(self._records[index].tags)
 
+    def golden_fields(self) -> Iterator[tuple[Any, Sequence[str], Sequence[str]]]:
+        for record in self._records:
+            yield record.input, record.references, record.tags
 
-#: the values ExampleResult's fields default to (left out of a row's JSON)
-_DEFAULTS: dict[str, Any] = {
-    name: field.get_default(call_default_factory=True)
-    for name, field in ExampleResult.model_fields.items()
-}
+
+def _by_id(flips: Mapping[str, Collection[str]]) -> dict[str, tuple[str, ...]]:
+    """spec → ids turned into id → specs (in the order of the specs)."""
+    found: dict[str, list[str]] = {}
+    for spec, ids in flips.items():
+        for example_id in ids:
+            found.setdefault(example_id, []).append(spec)
+    return {example_id: tuple(specs) for example_id, specs in found.items()}
+
+
+def _filled(fields: dict[str, Any]) -> dict[str, Any]:
+    """A row's fields with those left out at their defaults (fresh lists and dicts)."""
+    return {
+        "line": None,
+        "tags": [],
+        "input": None,
+        "baseline_output": None,
+        "scores": {},
+        "baseline_scores": {},
+        "flipped_to_wrong": [],
+        "flipped_to_right": [],
+        "new": False,
+        "notes": {},
+        **fields,
+    }
 
 
 class _ExamplesField:

@@ -135,6 +135,7 @@ def test_the_columns_answer_as_the_rows_do(gated: RunResult) -> None:
         assert _same(table.current(name), rows.current(name))
         assert _same(table.baseline(name), rows.baseline(name))
     assert np.isnan(table.baseline("bleu")).sum() == 3  # the three new examples
+    assert isinstance(table, ExampleColumns) and table._paired() is not None  # read as arrays
     for to_wrong in (True, False):
         assert table.flipped(to_wrong=to_wrong) == rows.flipped(to_wrong=to_wrong)
     assert table.flipped(to_wrong=True)
@@ -179,10 +180,10 @@ class _Paired(Mapping[str, float]):
     """The gate's paired scores as the table reads them: one shared table of positions."""
 
     def __init__(self, position: dict[str, int], values: np.ndarray) -> None:
-        self.position, self.values = position, values  # type: ignore[assignment]
+        self.position, self.values_array = position, values
 
     def __getitem__(self, key: str) -> float:
-        return float(self.values[self.position[key]])  # type: ignore[index]
+        return float(self.values_array[self.position[key]])
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.position)

@@ -324,7 +324,8 @@ class ExampleColumns(ExampleTable):
     ``baseline_scores`` are by id, for the ids the baseline has; ``baseline_outputs`` gives
     an id's blessed outputs (None when it is not blessed), and is None without a baseline.
     ``paired_at`` (optional) is each record's position in the gate's paired scores, -1
-    where the baseline does not have it.
+    where the baseline does not have it. Paired scores that share one table of positions
+    (``position``, ``values_array``: the gate's) are read as arrays, a slice at a time.
     """
 
     def __init__(
@@ -364,14 +365,14 @@ class ExampleColumns(ExampleTable):
         columns: dict[str, FloatColumn] = {}
         shared: object = None
         for spec, values in self._baseline_scores.items():
-            array = getattr(values, "values", None)
+            array = getattr(values, "values_array", None)
             position = getattr(values, "position", None)
             if not isinstance(array, np.ndarray) or position is None:
                 return None
             if shared is not None and position is not shared:
                 return None
             shared, columns[spec] = position, array
-        if self._paired_at is not None:
+        if self._paired_at is not None and len(self._paired_at) == len(self._records):
             return self._paired_at, columns
         if not isinstance(shared, Mapping):
             return None

@@ -867,7 +867,7 @@ def _examples(
         flipped_to_wrong=evaluation.flipped_to_wrong,
         flipped_to_right=evaluation.flipped_to_right,
         notes=scored.notes,
-        paired_at=getattr(evaluation, "paired_at", None),
+        paired_at=evaluation.paired_at,
     )
 
 

@@ -34,6 +34,7 @@ from typing import Any, ClassVar
 
 from goldgate.errors import did_you_mean
 from goldgate.metrics.base import Metric, MetricOptions, Stats, option
+from goldgate.metrics.text_batch import TextBatch
 
 NORMALIZER_VERSION = "v1"
 
@@ -198,6 +199,14 @@ class _NormalisedMetric(Metric[ExactOptions]):
     def preprocess(self, text: str) -> str:
         return self._normalise(text)
 
+    def _normalised(self, batch: TextBatch) -> list[str]:
+        """The batch's texts normalised (shared by exact match and token F1)."""
+        normalise = self._normalise
+        prepared: list[str] = batch.shared(
+            self.preprocess_key(), "prepared", lambda: [normalise(t) for t in batch.texts]
+        )
+        return prepared
+
     def golds(self, references: Sequence[str]) -> Sequence[str]:
         """The references an answer is compared with (v2.0 drops empty ones)."""
         if self.normalizer.squad_v2_empty:
@@ -217,6 +226,26 @@ class ExactMatch(_NormalisedMetric):
     name = "exact_match"
     stat_names = ("correct", "count")
     binary = True
+
+    def batch_stats(self, batch: TextBatch) -> Any:
+        """Every example of a batch at once: normalised texts compared as ids."""
+        if self.normalizer.squad_v2_empty:
+            return None  # v2.0 drops empty references example by example
+        import numpy as np
+
+        from goldgate.metrics import batch_ngrams
+
+        def ids() -> Any:
+            # Distinct texts may normalise alike: one id per normalised text.
+            index: dict[str, int] = {}
+            add = index.setdefault
+            return np.array([add(t, len(index)) for t in self._normalised(batch)], np.int64)
+
+        text_ids = batch.shared(self.preprocess_key(), "normalised-ids", ids)
+        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
+        equal = text_ids[chunk.candidates][chunk.example] == text_ids[chunk.references]
+        correct = np.logical_or.reduceat(equal, chunk.offsets[:-1])
+        return np.stack([correct.astype(np.float64), np.ones(len(correct))], axis=1)
 
     def example_stats(self, candidate: str, references: Sequence[str]) -> Stats:
         return _RIGHT if candidate in self.golds(references) else _WRONG
@@ -259,6 +288,33 @@ class TokenF1(_NormalisedMetric):
     def __init__(self, options: ExactOptions) -> None:
         super().__init__(options)
         self._f1 = f1_v2 if self.normalizer.squad_v2_empty else f1_v1
+
+    def batch_stats(self, batch: TextBatch) -> Any:
+        """Every example of a batch at once: token overlaps from ``batch_ngrams`` (order 1)."""
+        if self.normalizer.squad_v2_empty:
+            return None  # v2.0's rules for empty answers are example by example
+        import numpy as np
+
+        from goldgate.metrics import batch_ngrams
+
+        items, offsets = batch.shared(
+            self.preprocess_key(),
+            "token-ids",
+            lambda: batch_ngrams.token_items([t.split() for t in self._normalised(batch)]),
+        )
+        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
+        found = batch_ngrams.matches(batch_ngrams.layout(items, offsets, chunk), 1)
+        if found is None:
+            return None
+        same = found[0][chunk.example, chunk.side].astype(np.float64)
+        lengths = np.diff(offsets)
+        # The script's arithmetic (see f1_v1); no overlap scores 0, and so does no token.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            precision = 1.0 * same / lengths[chunk.candidates][chunk.example]
+            recall = 1.0 * same / lengths[chunk.references]
+            f1 = np.where(same > 0, (2 * precision * recall) / (precision + recall), 0.0)
+        best = np.maximum.reduceat(f1, chunk.offsets[:-1])
+        return np.stack([best, np.ones(len(best))], axis=1)
 
     def example_stats(self, candidate: str, references: Sequence[str]) -> Stats:
         f1, best = self._f1, 0.0

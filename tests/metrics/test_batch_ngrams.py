@@ -17,6 +17,7 @@ from goldgate.metrics.chrf import f_score, f_scores
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.registry import metric_from_spec
 from goldgate.metrics.text_batch import TextBatch
+from tests.strategies import adversarial_text, tokenizer_soup
 
 Sequences = list[list[int]]
 
@@ -230,3 +231,60 @@ def test_batched_lcs_equals_lcs_length(
         for a, b in pairs
     ]
     assert got == expected
+
+
+_JOINED_SPECS = ["bleu", "rouge1", "rougeL", "exact_match", "token_f1"]
+
+
+@pytest.mark.parametrize("spec", _JOINED_SPECS)
+@settings(max_examples=100, deadline=None)
+@given(
+    examples=st.lists(
+        st.tuples(
+            texts | adversarial_text(),
+            st.lists(
+                texts | adversarial_text() | st.sampled_from(["", "\x00", "a\x00b"]),
+                min_size=1,
+                max_size=3,
+            ),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_texts_tokenised_joined_equal_tokenised_one_by_one(
+    spec: str, examples: list[tuple[str, list[str]]]
+) -> None:
+    # One pass over the chunk's texts joined by a separator gives each text's own tokens
+    # (Greek final sigma, dotted I, whitespace runs, entities, a text holding the separator).
+    metric = metric_from_spec(spec)
+    candidates = [c for c, _ in examples]
+    references = [refs for _, refs in examples]
+    got = metric.batch_stats(TextBatch(candidates, references))
+    expected = np.asarray(_rows(metric, candidates, references), dtype=np.float64)
+    assert np.asarray(got, dtype=np.float64).tobytes() == expected.tobytes()
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(adversarial_text() | texts | tokenizer_soup, min_size=1, max_size=6))
+def test_joined_tokenizers_equal_their_text_by_text_twins(lines: list[str]) -> None:
+    from goldgate.metrics import batch_tokens
+    from goldgate.metrics.packed_ngrams import TOKEN_IDS
+    from goldgate.metrics.rouge import _JOINED_ASCII_TOKEN
+    from goldgate.metrics.rouge_tokenize import default_tokens
+    from goldgate.metrics.sacre_tokenizers import tokenize_13a
+
+    lines = [line.replace("\x00", "") for line in lines]
+    for joined_tokens, each, padding in [
+        (tokenize_13a, tokenize_13a, " "),
+        (lambda text: _JOINED_ASCII_TOKEN.findall(text.lower()), default_tokens, ""),
+        (str.split, str.split, " "),
+    ]:
+        whole = batch_tokens.joined(lines, padding)
+        assert whole is not None
+        found = batch_tokens.split_items(joined_tokens(whole), len(lines))
+        assert found is not None
+        items, offsets = found
+        expected = [[TOKEN_IDS[t] for t in each(line)] for line in lines]
+        got = [items[offsets[i] : offsets[i + 1]].tolist() for i in range(len(lines))]
+        assert got == expected

@@ -33,7 +33,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from goldgate.errors import did_you_mean
+from goldgate.metrics import batch_tokens
 from goldgate.metrics.base import Metric, MetricOptions, Stats, option
+from goldgate.metrics.batch_tokens import SEPARATOR
 from goldgate.metrics.text_batch import TextBatch
 
 NORMALIZER_VERSION = "v1"
@@ -201,10 +203,19 @@ class _NormalisedMetric(Metric[ExactOptions]):
 
     def _normalised(self, batch: TextBatch) -> list[str]:
         """The batch's texts normalised (shared by exact match and token F1)."""
-        normalise = self._normalise
-        prepared: list[str] = batch.shared(
-            self.preprocess_key(), "prepared", lambda: [normalise(t) for t in batch.texts]
-        )
+        normalise, texts = self._normalise, batch.texts
+
+        def build() -> list[str]:
+            if self.normalizer.steps == _SQUAD_STEPS:
+                whole = batch_tokens.joined(texts)
+                if whole is not None:
+                    # Lowercasing and both deletions look at neighbours only (see
+                    # batch_tokens), so one pass over the joined texts does every text.
+                    cleaned = _ARTICLES.sub(" ", _ASCII_PUNCTUATION.sub("", whole.lower()))
+                    return [" ".join(piece.split()) for piece in cleaned.split(SEPARATOR)]
+            return [normalise(text) for text in texts]
+
+        prepared: list[str] = batch.shared(self.preprocess_key(), "prepared", build)
         return prepared
 
     def golds(self, references: Sequence[str]) -> Sequence[str]:
@@ -300,7 +311,9 @@ class TokenF1(_NormalisedMetric):
         items, offsets = batch.shared(
             self.preprocess_key(),
             "token-ids",
-            lambda: batch_ngrams.token_items([t.split() for t in self._normalised(batch)]),
+            lambda: batch_tokens.token_items(
+                self._normalised(batch), str.split, str.split, padding=" "
+            ),
         )
         chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
         found = batch_ngrams.matches(batch_ngrams.layout(items, offsets, chunk), 1)

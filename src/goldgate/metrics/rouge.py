@@ -28,6 +28,7 @@ the numbers would then silently differ from rouge-score's.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, ClassVar, TypeVar
@@ -45,6 +46,10 @@ from goldgate.metrics.rouge_tokenize import (
 from goldgate.metrics.text_batch import TextBatch
 
 Sentences = list[list[str]]
+
+# rouge-score's default tokens (``rouge_tokenize.default_tokens``) of texts joined by
+# ``batch_tokens.SEPARATOR``, which comes out as a token of its own between two texts.
+_JOINED_ASCII_TOKEN = re.compile(r"[a-z0-9]+|\x00")
 
 
 class RougeText:
@@ -274,7 +279,7 @@ class RougeMetric(Metric[RougeOptionsT]):
 
     def _token_ids(self, batch: TextBatch) -> tuple[Any, Any]:
         """The batch's texts tokenised (as ``RougeText.tokens``), as CSR token ids; shared."""
-        from goldgate.metrics import batch_ngrams
+        from goldgate.metrics import batch_ngrams, batch_tokens
 
         tokenize = self._tokenize
 
@@ -282,16 +287,20 @@ class RougeMetric(Metric[RougeOptionsT]):
             # RougeText tokenises line by line (for ROUGE-Lsum), which gives the same tokens.
             return RougeText(text, tokenize).tokens if "\n" in text else tokenize(text)
 
-        return batch.shared(  # type: ignore[no-any-return]
-            self.preprocess_key(),
-            "token-ids",
-            lambda: batch_ngrams.token_items([tokens(text) for text in batch.texts]),
-        )
+        def joined_tokens(text: str) -> list[str]:
+            return _JOINED_ASCII_TOKEN.findall(text.lower())
+
+        def build() -> tuple[Any, Any]:
+            if self.options.tokenizer == "default" and not self.options.use_stemmer:
+                return batch_tokens.token_items(batch.texts, joined_tokens, tokens)
+            return batch_ngrams.token_items([tokens(text) for text in batch.texts])
+
+        return batch.shared(self.preprocess_key(), "token-ids", build)  # type: ignore[no-any-return]
 
     def _best_rows(self, chunk: Any, hits: Any, lengths: Any, offset: int) -> Any:
         """Rows ``(P, R, F, 1)`` of the best reference per example from each pair's hits
-        (n-gram matches, or the LCS with ``offset`` 1): rouge-score's arithmetic, operation
-        for operation (see ``ngram_prf``, ``lcs_prf`` and ``fmeasure``)."""
+        (n-gram matches with ``offset`` n - 1, or the LCS with 0): rouge-score's arithmetic,
+        operation for operation (see ``ngram_prf``, ``lcs_prf`` and ``fmeasure``)."""
         import numpy as np
 
         from goldgate.metrics import batch_ngrams

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from itertools import chain
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from goldgate.errors import GoldgateError, InputError, MetricError, describe_exception

@@ -30,13 +30,16 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from goldgate.errors import did_you_mean
-from goldgate.metrics import batch_tokens
-from goldgate.metrics.base import Metric, MetricOptions, Stats, option
-from goldgate.metrics.batch_tokens import SEPARATOR
-from goldgate.metrics.text_batch import TextBatch
+from goldgate.metrics.base import Metric, MetricOptions, Stats, option, ratio_scores
+
+if TYPE_CHECKING:  # annotations only: the module imports numpy where it computes
+    import numpy as np
+    import numpy.typing as npt
+
+    from goldgate.metrics.text_batch import TextBatch
 
 NORMALIZER_VERSION = "v1"
 
@@ -203,6 +206,8 @@ class _NormalisedMetric(Metric[ExactOptions]):
 
     def _normalised(self, batch: TextBatch) -> list[str]:
         """The batch's texts normalised (shared by exact match and token F1)."""
+        from goldgate.metrics import batch_tokens
+
         normalise, texts = self._normalise, batch.texts
 
         def build() -> list[str]:
@@ -212,7 +217,8 @@ class _NormalisedMetric(Metric[ExactOptions]):
                     # Lowercasing and both deletions look at neighbours only (see
                     # batch_tokens), so one pass over the joined texts does every text.
                     cleaned = _ARTICLES.sub(" ", _ASCII_PUNCTUATION.sub("", whole.lower()))
-                    return [" ".join(piece.split()) for piece in cleaned.split(SEPARATOR)]
+                    pieces = cleaned.split(batch_tokens.SEPARATOR)
+                    return [" ".join(piece.split()) for piece in pieces]
             return [normalise(text) for text in texts]
 
         prepared: list[str] = batch.shared(self.preprocess_key(), "prepared", build)
@@ -229,6 +235,12 @@ class _NormalisedMetric(Metric[ExactOptions]):
 
     def signature_fields(self) -> list[tuple[str, str]]:
         return [("norm", self.normalizer.label)]
+
+    def example_scores(self, stats: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """``score_stats`` of every row, as arrays (see ``Metric.example_scores``)."""
+        if self._scalar_scores_replaced(_NormalisedMetric):
+            return super().example_scores(stats)
+        return ratio_scores(stats[:, 0], stats[:, 1], 100.0)
 
 
 class ExactMatch(_NormalisedMetric):
@@ -306,7 +318,7 @@ class TokenF1(_NormalisedMetric):
             return None  # v2.0's rules for empty answers are example by example
         import numpy as np
 
-        from goldgate.metrics import batch_ngrams
+        from goldgate.metrics import batch_ngrams, batch_tokens
 
         items, offsets = batch.shared(
             self.preprocess_key(),

@@ -233,7 +233,15 @@ def test_batched_lcs_equals_lcs_length(
     assert got == expected
 
 
-_JOINED_SPECS = ["bleu", "rouge1", "rougeL", "exact_match", "token_f1"]
+_JOINED_SPECS = [
+    "bleu",
+    "chrf",
+    "chrf:lowercase=true,whitespace=true",
+    "rouge1",
+    "rougeL",
+    "exact_match",
+    "token_f1",
+]
 
 
 @pytest.mark.parametrize("spec", _JOINED_SPECS)

@@ -257,7 +257,9 @@ def _count_orders(
         starts = np.empty(len(group), dtype=bool)
         starts[0] = True
         np.not_equal(group[1:], group[:-1], out=starts[1:])
-        index = np.cumsum(starts)
+        # A running count of the starts (cast first: NumPy's cumsum of booleans is slow).
+        index = starts.astype(np.int64)
+        np.cumsum(index, out=index)
         index -= 1
         groups = int(index[-1]) + 1
         # Where each example's groups begin (groups are sorted by example).
@@ -275,6 +277,7 @@ def _count_orders(
         else:
             counts[:, 0] = 0
         np.minimum(counts, hyp[:, None], out=counts)
-        totals = np.zeros((groups + 1, sides), dtype=np.int64)
-        np.cumsum(counts, axis=0, out=totals[1:])
-        out[n - 1] += totals[bounds[1:]] - totals[bounds[:-1]]
+        # Per example, the sum of its groups' rows. An example may have none: summed over
+        # the others' segments, each of which then ends where the next one with groups begins.
+        has_groups = bounds[:-1] < bounds[1:]
+        out[n - 1][has_groups] += np.add.reduceat(counts, bounds[:-1][has_groups], axis=0)

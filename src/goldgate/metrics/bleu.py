@@ -215,7 +215,7 @@ class _BLEUBase(Metric[BLEUOptions]):
 
         items, offsets = batch.shared(self.preprocess_key(), "token-ids", tokens)
         chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
-        found = batch_ngrams.matches(batch_ngrams.layout(items, offsets, chunk), order, clip=True)
+        found = batch_ngrams.pair_matches(items, offsets, chunk, order, clip=True)
         if found is None:
             return None
         lengths = np.diff(offsets)

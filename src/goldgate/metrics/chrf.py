@@ -329,7 +329,7 @@ class CHRF(Metric[CHRFOptions]):
         chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
         columns: list[Ints] = []
         for (items, text_offsets), order in parts:
-            found = batch_ngrams.matches(batch_ngrams.layout(items, text_offsets, chunk), order)
+            found = batch_ngrams.pair_matches(items, text_offsets, chunk, order)
             if found is None:
                 return None
             lengths = np.diff(text_offsets)

@@ -328,7 +328,7 @@ class TokenF1(_NormalisedMetric):
             ),
         )
         chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
-        found = batch_ngrams.matches(batch_ngrams.layout(items, offsets, chunk), 1)
+        found = batch_ngrams.pair_matches(items, offsets, chunk, 1)
         if found is None:
             return None
         same = found[0][chunk.example, chunk.side].astype(np.float64)

@@ -369,7 +369,7 @@ class RougeN(RougeMetric[RougeOptions]):
         # ROUGE-1 and ROUGE-2 share one count: orders 1 and 2 come from the same sort.
         found = batch.peek(key, "matches")
         if found is None or len(found) < n:
-            found = batch_ngrams.matches(batch_ngrams.layout(items, offsets, chunk), max(n, 2))
+            found = batch_ngrams.pair_matches(items, offsets, chunk, max(n, 2))
             if found is None:
                 return None
             batch.put(key, "matches", found)

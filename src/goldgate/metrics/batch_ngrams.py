@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from goldgate.metrics.packed_ngrams import TOKEN_IDS
+from goldgate.metrics.text_batch import TextBatch
 
 Ints = NDArray[np.int64]
 
@@ -91,6 +92,15 @@ def pairs(
     example = np.repeat(np.arange(len(candidate_array), dtype=np.int64), np.diff(offsets))
     side = np.arange(len(reference_array), dtype=np.int64) - offsets[example] + 1
     return Pairs(candidate_array, reference_array, offsets, example, side)
+
+
+def batch_pairs(batch: TextBatch) -> Pairs:
+    """The :class:`Pairs` of a ``TextBatch``, built once for all its metrics."""
+    return batch.shared(  # type: ignore[no-any-return]
+        ("batch_ngrams",),
+        "pairs",
+        lambda: pairs(batch.candidates, batch.references, batch.reference_offsets),
+    )
 
 
 def best_reference(

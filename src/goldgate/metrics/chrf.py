@@ -326,7 +326,7 @@ class CHRF(Metric[CHRFOptions]):
                 )
 
             parts.append((batch.shared(key, "word-ids", words), opts.word_order))
-        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
+        chunk = batch_ngrams.batch_pairs(batch)
         columns: list[Ints] = []
         for (items, text_offsets), order in parts:
             found = batch_ngrams.pair_matches(items, text_offsets, chunk, order)

@@ -365,7 +365,7 @@ class RougeN(RougeMetric[RougeOptions]):
 
         n, key = self.n, self.preprocess_key()
         items, offsets = self._token_ids(batch)
-        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
+        chunk = batch_ngrams.batch_pairs(batch)
         # ROUGE-1 and ROUGE-2 share one count: orders 1 and 2 come from the same sort.
         found = batch.peek(key, "matches")
         if found is None or len(found) < n:
@@ -408,7 +408,7 @@ class RougeL(RougeMetric[RougeOptions]):
         from goldgate.metrics import batch_lcs, batch_ngrams
 
         items, offsets = self._token_ids(batch)
-        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
+        chunk = batch_ngrams.batch_pairs(batch)
         lcs = batch_lcs.lcs_lengths(
             items, offsets, chunk.candidates[chunk.example], chunk.references
         )

@@ -25,6 +25,7 @@ import re
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from json.encoder import encode_basestring
 from pathlib import Path
 from types import MappingProxyType
@@ -32,7 +33,14 @@ from typing import Any
 
 from goldgate._yaml import load_yaml_with_lines
 from goldgate.errors import GoldenSetError, GoldgateError, did_you_mean
-from goldgate.inputs import free_of_duplicates, loads_json, paused_gc, read_regular
+from goldgate.inputs import (
+    MAX_NESTING,
+    free_of_duplicates,
+    loads_json,
+    nesting,
+    paused_gc,
+    read_regular,
+)
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -481,7 +489,12 @@ def json_line_batches(
             if value is _UNPARSED:
                 if not line.strip():
                     continue
-                value = loads_json(line, f"{label}:{first + offset}", error)
+                try:
+                    value = loads_json(line, f"{label}:{first + offset}", error)
+                except GoldgateError:
+                    # the lines before it first: a problem in one of them is reported first
+                    yield numbers, parsed
+                    raise
             numbers.append(first + offset)
             parsed.append(value)
         yield numbers, parsed
@@ -533,6 +546,11 @@ def _batch_objects(chunk: str, lines: list[str]) -> list[Any] | None:
             if line.count(":") != len(values[index]) and not free_of_duplicates(
                 line, values[index]
             ):
+                values[index] = _UNPARSED
+    if chunk.count("[") + 1 > MAX_NESTING:
+        # as loads_json does: only a line with that many brackets can nest too deep
+        for index, brackets in enumerate(map(str.count, lines, repeat("["))):
+            if brackets + 1 > MAX_NESTING and nesting(values[index]) > MAX_NESTING:
                 values[index] = _UNPARSED
     return values
 

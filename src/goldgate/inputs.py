@@ -129,6 +129,21 @@ def loads_json(
                 _openings(text) > MAX_NESTING and nesting(value) > MAX_NESTING
             ):
                 return value
+    return loads_json_carefully(
+        text, where, error, allow_duplicates=allow_duplicates, describe=describe
+    )
+
+
+def loads_json_carefully(
+    text: str | bytes,
+    where: str,
+    error: type[GoldgateError],
+    *,
+    allow_duplicates: bool = False,
+    describe: Callable[[json.JSONDecodeError], str] | None = None,
+) -> Any:
+    """:func:`loads_json` without its quick way: a hook sees every object's keys. The
+    reference that the quick ways are tested against."""
     try:
         value = json.loads(text, object_pairs_hook=None if allow_duplicates else _refuse_duplicates)
     except _DuplicateKey as exc:

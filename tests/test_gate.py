@@ -107,7 +107,7 @@ def test_no_baseline_checks_only_absolute_bounds() -> None:
     summary = evaluation.metrics[0]
     assert summary.current == pytest.approx(70.0)
     assert summary.baseline is None and summary.delta is None and summary.interval is None
-    assert evaluation.scores["accuracy"] == [100.0] * 7 + [0.0] * 3
+    assert evaluation.scores["accuracy"].tolist() == [100.0] * 7 + [0.0] * 3
 
 
 def test_min_and_max_at_the_boundary_pass() -> None:

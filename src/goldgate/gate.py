@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from goldgate.baseline import SuiteBaseline
 from goldgate.errors import ConfigError, first_of
@@ -49,6 +50,8 @@ from goldgate.stats import BootstrapResult, FloatArray, compare_many, sample_sco
 
 #: Thresholds are compared with this slack, so a drop of exactly ``max_drop`` passes.
 EPSILON = 1e-9
+
+IndexArray = np.ndarray[Any, np.dtype[np.intp]]
 
 
 class Rule(Protocol):
@@ -107,10 +110,13 @@ class SuiteEvaluation:
     metrics: list[MetricSummary]
     checks: list[CheckResult]
     slices: list[SliceResult]
-    #: spec -> per-example score now, aligned with the suite's ids
-    scores: dict[str, list[float]]
+    #: spec -> per-example score now (float64, one per example), aligned with the suite's ids
+    scores: dict[str, FloatArray]
     #: spec -> id -> per-example score at the baseline (ids paired with the baseline only)
-    baseline_scores: dict[str, Mapping[str, float]] = field(default_factory=dict)
+    baseline_scores: dict[str, PairedScores] = field(default_factory=dict)
+    #: per suite position, its position in every ``PairedScores.values`` (-1: not in the
+    #: baseline), so that baseline scores can be read by index without a lookup by id
+    paired_at: IndexArray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
     #: spec -> ids of examples that went from right to wrong (binary metrics)
     flipped_to_wrong: dict[str, list[str]] = field(default_factory=dict)
     flipped_to_right: dict[str, list[str]] = field(default_factory=dict)
@@ -125,12 +131,22 @@ class PairedScores(Mapping[str, float]):
 
     __slots__ = ("_position", "_values")
 
-    def __init__(self, position: Mapping[str, int], values: Sequence[float]) -> None:
+    def __init__(self, position: Mapping[str, int], values: FloatArray) -> None:
         self._position = position
         self._values = values
 
+    @property
+    def values_array(self) -> FloatArray:
+        """The scores as float64, in paired order (``position`` maps an id to its index)."""
+        return self._values
+
+    @property
+    def position(self) -> Mapping[str, int]:
+        """id → index into ``values_array`` (shared by every metric of the suite)."""
+        return self._position
+
     def __getitem__(self, example_id: str) -> float:
-        return self._values[self._position[example_id]]
+        return float(self._values[self._position[example_id]])
 
     def __contains__(self, example_id: object) -> bool:
         return example_id in self._position
@@ -142,14 +158,31 @@ class PairedScores(Mapping[str, float]):
         return len(self._position)
 
 
-def example_scores(metric: Metric[Any], stats: FloatArray) -> list[float]:
-    """Per-example scores of a ``(samples, n, k)`` array, averaged over samples."""
-    samples = stats.shape[0]
-    score = metric.example_score
-    per_sample = [[score(row) for row in stats[s].tolist()] for s in range(samples)]
+def example_scores(metric: Metric[Any], stats: FloatArray) -> FloatArray:
+    """Per-example scores of a ``(samples, n, k)`` array, averaged over samples: ``(n,)``.
+
+    Each sample's scores come from ``Metric.example_scores`` (array arithmetic for the
+    built-in metrics); the mean over samples is ``math.fsum`` of each example's, as it
+    always was, so that the order of the samples cannot change a bit of it.
+    """
+    samples, n = stats.shape[0], stats.shape[1]
+    per_sample = [_sample_scores(metric, stats[s]) for s in range(samples)]
     if samples == 1:
         return per_sample[0]
-    return [math.fsum(column) / samples for column in zip(*per_sample, strict=True)]
+    columns = np.stack(per_sample, axis=1).tolist()
+    sums = np.fromiter(map(math.fsum, columns), dtype=np.float64, count=n)
+    mean: FloatArray = sums / samples
+    return mean
+
+
+def _sample_scores(metric: Metric[Any], stats: FloatArray) -> FloatArray:
+    values = np.asarray(metric.example_scores(stats), dtype=np.float64)
+    if values.shape != (stats.shape[0],):
+        raise ValueError(
+            f"{type(metric).__name__}.example_scores gave shape {values.shape} for"
+            f" {stats.shape[0]} examples"
+        )
+    return values
 
 
 def components_of(metric: Metric[Any], stats: FloatArray) -> dict[str, Any]:
@@ -157,8 +190,8 @@ def components_of(metric: Metric[Any], stats: FloatArray) -> dict[str, Any]:
     return metric.components(stats.sum(axis=(0, 1)).tolist())
 
 
-def _is_right(score: float, higher_is_better: bool) -> bool:
-    return score >= 50.0 if higher_is_better else score <= 50.0
+def _is_right(scores: FloatArray, higher_is_better: bool) -> npt.NDArray[np.bool_]:
+    return scores >= 50.0 if higher_is_better else scores <= 50.0
 
 
 def _points(value: float) -> str:
@@ -180,12 +213,9 @@ class _MetricState:
     """Per-metric arrays shared by the suite and its slices."""
 
     scores: MetricScores
-    current_examples: list[float]
+    current_examples: FloatArray
     baseline_stats: FloatArray | None = None
-    baseline_examples: list[float] | None = None
-
-
-IndexArray = np.ndarray[Any, np.dtype[np.intp]]
+    baseline_examples: FloatArray | None = None
 
 
 @dataclass
@@ -268,6 +298,7 @@ def evaluate_suite(
         checks=[],
         slices=[],
         scores={spec: state.current_examples for spec, state in states.items()},
+        paired_at=paired_at,
     )
     for spec, state in states.items():
         if state.baseline_examples is not None:
@@ -375,17 +406,13 @@ def _measure_group(
                 summary.p_value = tests[spec].p_value
             if metric.binary:
                 assert state.baseline_examples is not None  # set together with baseline_stats
-                baseline_examples = state.baseline_examples
-                current_examples = state.current_examples
-                for index, position in zip(
-                    group.paired_indices.tolist(), group.paired.tolist(), strict=True
-                ):
-                    was = _is_right(baseline_examples[position], metric.higher_is_better)
-                    now = _is_right(current_examples[index], metric.higher_is_better)
-                    if was and not now:
-                        to_wrong.append(scored.ids[index])
-                    elif now and not was:
-                        to_right.append(scored.ids[index])
+                was = _is_right(state.baseline_examples[group.paired], metric.higher_is_better)
+                now = _is_right(
+                    state.current_examples[group.paired_indices], metric.higher_is_better
+                )
+                ids = scored.ids
+                to_wrong = [ids[i] for i in group.paired_indices[was & ~now].tolist()]
+                to_right = [ids[i] for i in group.paired_indices[now & ~was].tolist()]
         measured[spec] = _GroupMetric(summary, to_wrong, to_right, has_baseline)
     return measured
 

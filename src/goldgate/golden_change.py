@@ -79,7 +79,7 @@ def _old_scores(
     from goldgate.gate import example_scores
 
     scores: dict[str, list[float]] = {
-        spec: example_scores(metric, blessed.stats_array(spec, ids))
+        spec: example_scores(metric, blessed.stats_array(spec, ids)).tolist()
         for spec, metric in metrics.items()
         if spec in blessed.metrics and ids
     }

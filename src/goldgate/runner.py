@@ -860,6 +860,7 @@ def _examples(
 ) -> list[ExampleResult]:
     to_wrong = {spec: set(ids) for spec, ids in evaluation.flipped_to_wrong.items()}
     to_right = {spec: set(ids) for spec, ids in evaluation.flipped_to_right.items()}
+    scores = {spec: values.tolist() for spec, values in evaluation.scores.items()}
     examples = []
     for index, record in enumerate(scored.golden.records):
         old = blessed.outputs_of(record.id) if blessed is not None else None
@@ -877,7 +878,7 @@ def _examples(
                 references=list(record.references),
                 output=scored.outputs[record.id][0],
                 baseline_output=old[0] if old else None,
-                scores={spec: values[index] for spec, values in evaluation.scores.items()},
+                scores={spec: values[index] for spec, values in scores.items()},
                 baseline_scores={
                     spec: values[record.id]
                     for spec, values in evaluation.baseline_scores.items()

@@ -325,7 +325,8 @@ class Metric(ABC, Generic[OptionsT]):
        is equal share the result, so ROUGE-1, ROUGE-2 and ROUGE-L tokenise a text once.
     2. ``example_stats(candidate, references)`` → additive statistics for one example.
     3. ``score_stats(summed)`` → the corpus score (0–100) from summed statistics.
-    4. ``example_score(stats)`` → the sentence-level score of one example (0–100).
+    4. ``example_score(stats)`` → the sentence-level score of one example (0–100);
+       ``example_scores(array)`` gives it for every row of an ``(n, k)`` array at once.
     """
 
     name: ClassVar[str]
@@ -372,6 +373,29 @@ class Metric(ABC, Generic[OptionsT]):
         """The sentence-level score of one example; the corpus formula by default."""
         return self.score_stats(stats)
 
+    def example_scores(self, stats: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """``example_score`` of every row of an ``(n, k)`` statistics array, as ``(n,)`` float64.
+
+        This default calls ``example_score`` row by row, so a metric that defines only that
+        keeps working. The built-in metrics override it with array arithmetic giving the very
+        same floats (the same operations in the same order; ``math``'s log and exp where the
+        scalar code uses them), since at a million examples the calls alone cost seconds.
+        """
+        import numpy as np
+
+        score = self.example_score
+        return np.fromiter(
+            (score(row) for row in stats.tolist()), dtype=np.float64, count=stats.shape[0]
+        )
+
+    def _scalar_scores_replaced(self, owner: type[Any]) -> bool:
+        """True when this metric's class redefines ``example_score`` or ``score_stats`` below
+        ``owner``, whose vectorised ``example_scores`` then no longer reproduces them."""
+        cls = type(self)
+        return (
+            cls.example_score is not owner.example_score or cls.score_stats is not owner.score_stats
+        )
+
     def components(self, stats: Sequence[float]) -> dict[str, Any]:
         """Extra figures reported beside the score (precision, recall, brevity penalty...)."""
         return {}
@@ -406,6 +430,24 @@ class Metric(ABC, Generic[OptionsT]):
         # Rebuilt from its options in a scoring worker: what __init__ derives from them (a
         # stemming tokenizer, a compiled regex) need not be picklable itself.
         return (type(self), (self.options,))
+
+
+def ratio_scores(
+    numerator: npt.NDArray[np.float64],
+    denominator: npt.NDArray[np.float64],
+    scale: float | None = None,
+) -> npt.NDArray[np.float64]:
+    """``scale * numerator / denominator if denominator else 0.0`` element-wise, as floats.
+
+    The vectorised form of the scalar scores written that way (exact match, ROUGE, a mean
+    over examples with ``scale`` None): the same two operations in the same order, and a
+    zero (or -0.0) denominator gives 0.0 while a NaN one divides, as Python's ``if`` does.
+    """
+    import numpy as np
+
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        top = numerator if scale is None else scale * numerator
+        return np.where(denominator != 0, top / denominator, 0.0)
 
 
 def sum_stats(rows: Sequence[Sequence[float]], width: int | None = None) -> list[float]:

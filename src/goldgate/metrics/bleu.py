@@ -22,9 +22,10 @@ from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar, Final, Literal
 
 import numpy as np
+from numpy.typing import NDArray
 
 from goldgate.metrics import batch_ngrams
-from goldgate.metrics.base import Metric, MetricOptions, OptionError, Stats, option
+from goldgate.metrics.base import Metric, MetricOptions, OptionError, Stats, option, ratio_scores
 from goldgate.metrics.ngrams import Counts, clipped_matches, ngram_counts
 from goldgate.metrics.packed_ngrams import Packed, pack, token_ids
 from goldgate.metrics.packed_ngrams import clipped_matches as packed_clipped_matches
@@ -306,6 +307,19 @@ class BLEU(_BLEUBase):
             "totals": [int(t) for t in stats[2 + order : 2 + 2 * order]],
         }
 
+    def example_scores(self, stats: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Sentence BLEU of every row (see ``bleu_rows``)."""
+        if self._scalar_scores_replaced(BLEU):
+            return super().example_scores(stats)
+        opts = self.options
+        return bleu_rows(
+            stats,
+            max_ngram_order=opts.max_ngram_order,
+            smooth_method=opts.smooth_method,
+            smooth_value=opts.smooth_value,
+            effective_order=True,
+        )
+
 
 class SentenceBLEU(_BLEUBase):
     """Mean of ``sacrebleu.sentence_bleu`` over the examples.
@@ -338,3 +352,79 @@ class SentenceBLEU(_BLEUBase):
     def components(self, stats: Sequence[float]) -> dict[str, Any]:
         """How many sentences the mean is over."""
         return {"count": int(stats[1])}
+
+    def example_scores(self, stats: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``score_stats`` of every row, as arrays (see ``Metric.example_scores``)."""
+        if self._scalar_scores_replaced(SentenceBLEU):
+            return super().example_scores(stats)
+        return ratio_scores(stats[:, 0], stats[:, 1])
+
+
+def bleu_rows(
+    stats: NDArray[np.float64],
+    *,
+    max_ngram_order: int,
+    smooth_method: str,
+    smooth_value: float | None,
+    effective_order: bool,
+) -> NDArray[np.float64]:
+    """``compute_bleu``'s score of every row of an ``(n, k)`` array, to the last bit.
+
+    The arithmetic is ``compute_bleu``'s, operation for operation, on columns; only the
+    logarithms and exponentials are Python's own ``math.log`` and ``math.exp`` (NumPy's may
+    round differently in the last place), called once per value rather than once per row.
+    """
+    k: float = (SMOOTH_DEFAULTS[smooth_method] or 0) if smooth_value is None else smooth_value
+    order, rows = max_ngram_order, stats.shape[0]
+    correct = [stats[:, 2 + n].copy() for n in range(order)]
+    total = [stats[:, 2 + order + n].copy() for n in range(order)]
+    # int(): truncated toward zero (the counts are whole numbers anyway).
+    sys_len, ref_len = np.trunc(stats[:, 0]), np.trunc(stats[:, 1])
+
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        short = sys_len < ref_len
+        bp = np.ones(rows)
+        shrink = short & (sys_len > 0)
+        bp[short & ~(sys_len > 0)] = 0.0
+        bp[shrink] = _math_map(math.exp, 1 - ref_len[shrink] / sys_len[shrink])
+        scored = np.zeros(rows, dtype=bool)
+        for column in correct:
+            scored |= column != 0  # any(correct): NaN counts, as it is truthy
+
+        precisions = [np.zeros(rows) for _ in range(order)]
+        smooth_mteval = np.ones(rows)
+        eff_order = np.full(rows, order, dtype=np.int64)
+        alive = np.ones(rows, dtype=bool)
+        for n in range(1, order + 1):
+            c, t = correct[n - 1], total[n - 1]
+            if smooth_method == "add-k" and n > 1:
+                c += k
+                t += k
+            alive &= t != 0
+            if effective_order:
+                eff_order[alive] = n
+            zero = alive & (c == 0)
+            if smooth_method == "exp":
+                smooth_mteval[zero] *= 2
+                precisions[n - 1][zero] = 100.0 / (smooth_mteval[zero] * t[zero])
+            elif smooth_method == "floor":
+                precisions[n - 1][zero] = 100.0 * k / t[zero]
+            hit = alive & (c != 0)
+            precisions[n - 1][hit] = 100.0 * c[hit] / t[hit]
+
+        # The logs summed left to right over the first eff_order precisions, as ``sum`` does.
+        log_sum = np.zeros(rows)
+        for n in range(order):
+            p = precisions[n]
+            logs = np.full(rows, float(_LOG_ZERO))
+            positive = scored & (p != 0.0)  # compute_bleu returns before its logs otherwise
+            logs[positive] = _math_map(math.log, p[positive])
+            log_sum = np.where(n < eff_order, log_sum + logs, log_sum)
+        mean = np.zeros(rows)
+        mean[scored] = _math_map(math.exp, log_sum[scored] / eff_order[scored])
+        return np.where(scored, bp * mean, 0.0)
+
+
+def _math_map(function: Any, values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``function`` (a ``math`` one) of every value, as float64."""
+    return np.fromiter(map(function, values.tolist()), dtype=np.float64, count=values.shape[0])

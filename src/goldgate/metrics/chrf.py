@@ -346,6 +346,13 @@ class CHRF(Metric[CHRFOptions]):
             fields.append(("beta", str(opts.beta)))
         return fields
 
+    def example_scores(self, stats: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Sentence chrF of every row: ``f_scores``, which repeats ``f_score``'s arithmetic."""
+        if self._scalar_scores_replaced(CHRF):
+            return super().example_scores(stats)
+        with np.errstate(over="ignore"):  # inf, as Python's floats give it, without a warning
+            return f_scores(stats, self.options.beta, self.options.eps_smoothing)
+
 
 class CHRFPlusPlus(CHRF):
     """chrF++: chrF with word unigrams and bigrams (``CHRF(word_order=2)``)."""

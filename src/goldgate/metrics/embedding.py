@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from goldgate.errors import MetricError
-from goldgate.metrics.base import MetricOptions, option
+from goldgate.metrics.base import MetricOptions, option, ratio_scores
 from goldgate.metrics.batch import Batch, BatchMetric, BatchStats
 from goldgate.metrics.vector_cache import VectorCache
 
@@ -159,6 +159,12 @@ class EmbeddingSimilarity(BatchMetric[EmbeddingOptions]):
             cache.store(missing, fresh.astype(np.float32))
             found.update(zip(missing, fresh.astype(np.float32), strict=True))
         return _normalise(np.vstack([found[text] for text in texts]).astype(np.float64))
+
+    def example_scores(self, stats: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """``score_stats`` of every row, as arrays (see ``Metric.example_scores``)."""
+        if self._scalar_scores_replaced(EmbeddingSimilarity):
+            return super().example_scores(stats)
+        return ratio_scores(stats[:, 0], stats[:, 1])
 
 
 def _distinct(texts: Any) -> list[str]:

@@ -30,10 +30,14 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from goldgate.errors import did_you_mean
-from goldgate.metrics.base import Metric, MetricOptions, Stats, option
+from goldgate.metrics.base import Metric, MetricOptions, Stats, option, ratio_scores
+
+if TYPE_CHECKING:  # annotations only: the module imports numpy where it computes
+    import numpy as np
+    import numpy.typing as npt
 
 NORMALIZER_VERSION = "v1"
 
@@ -209,6 +213,12 @@ class _NormalisedMetric(Metric[ExactOptions]):
 
     def signature_fields(self) -> list[tuple[str, str]]:
         return [("norm", self.normalizer.label)]
+
+    def example_scores(self, stats: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """``score_stats`` of every row, as arrays (see ``Metric.example_scores``)."""
+        if self._scalar_scores_replaced(_NormalisedMetric):
+            return super().example_scores(stats)
+        return ratio_scores(stats[:, 0], stats[:, 1], 100.0)
 
 
 class ExactMatch(_NormalisedMetric):

@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from goldgate.errors import GoldgateError, MetricError
-from goldgate.metrics.base import MetricOptions, option
+from goldgate.metrics.base import MetricOptions, option, ratio_scores
 from goldgate.metrics.batch import Batch, BatchMetric, BatchStats, CallTally
 from goldgate.metrics.judge_cache import JudgmentCache, request_key
 from goldgate.metrics.judge_http import CallStats, Endpoint, JudgeCallError, Judgment, judge_once
@@ -390,3 +390,9 @@ class LLMJudge(BatchMetric[JudgeOptions]):
             "completion_tokens": int(stats[5]),
             "cost_usd": round(cost, 6),
         }
+
+    def example_scores(self, stats: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """``score_stats`` of every row, as arrays (see ``Metric.example_scores``)."""
+        if self._scalar_scores_replaced(LLMJudge):
+            return super().example_scores(stats)
+        return ratio_scores(stats[:, 0], stats[:, 1])

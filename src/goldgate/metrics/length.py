@@ -19,9 +19,13 @@ a ``max`` stops a system from buying recall with length.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from goldgate.metrics.base import Metric, MetricOptions, Stats
+
+if TYPE_CHECKING:  # annotations only: the module imports numpy where it computes
+    import numpy as np
+    import numpy.typing as npt
 
 
 class LengthRatioOptions(MetricOptions):
@@ -76,3 +80,14 @@ class LengthRatio(Metric[LengthRatioOptions]):
 
     def signature_fields(self) -> list[tuple[str, str]]:
         return [("tok", self.options.tokenize), ("ref", self.options.ref_length)]
+
+    def example_scores(self, stats: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """``score_stats`` of every row, as arrays (see ``Metric.example_scores``)."""
+        if self._scalar_scores_replaced(LengthRatio):
+            return super().example_scores(stats)
+        import numpy as np
+
+        sys_len, ref_len = stats[:, 0], stats[:, 1]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            no_ref = np.where(sys_len == 0, 100.0, 100.0 * sys_len)
+            return np.where(ref_len == 0, no_ref, 100.0 * sys_len / ref_len)

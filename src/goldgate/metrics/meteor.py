@@ -25,12 +25,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from goldgate.metrics.base import Metric, MetricOptions, Stats, option
+from goldgate.metrics.base import Metric, MetricOptions, Stats, option, ratio_scores
 from goldgate.metrics.nltk_tokenize import nltk_word_tokenize
 from goldgate.metrics.porter import PorterStemmer
 from goldgate.metrics.wordnet import WordNet, load_wordnet, locate_wordnet
+
+if TYPE_CHECKING:  # annotations only: the module imports numpy where it computes
+    import numpy as np
+    import numpy.typing as npt
 
 Tokenize = Literal["nltk", "whitespace"]
 _TOKENIZERS: dict[str, Callable[[str], list[str]]] = {
@@ -213,3 +217,9 @@ class METEOR(Metric[METEOROptions]):
             ("stem", "porter-nltk3.10"),
             ("wn", self.wordnet.version),
         ]
+
+    def example_scores(self, stats: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """``score_stats`` of every row, as arrays (see ``Metric.example_scores``)."""
+        if self._scalar_scores_replaced(METEOR):
+            return super().example_scores(stats)
+        return ratio_scores(stats[:, 0], stats[:, 1])

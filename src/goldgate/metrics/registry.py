@@ -7,10 +7,14 @@ import importlib
 import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from goldgate.errors import MetricError, did_you_mean
-from goldgate.metrics.base import Metric, MetricOptions, OptionError, Stats
+from goldgate.metrics.base import Metric, MetricOptions, OptionError, Stats, ratio_scores
+
+if TYPE_CHECKING:  # annotations only: the module imports numpy where it computes
+    import numpy as np
+    import numpy.typing as npt
 
 ENTRY_POINT_GROUP = "goldgate.metrics"
 
@@ -91,6 +95,12 @@ class FunctionMetric(Metric[MetricOptions]):
 
     def signature_fields(self) -> list[tuple[str, str]]:
         return [("custom", self.name)]
+
+    def example_scores(self, stats: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """``score_stats`` of every row, as arrays (see ``Metric.example_scores``)."""
+        if self._scalar_scores_replaced(FunctionMetric):
+            return super().example_scores(stats)
+        return ratio_scores(stats[:, 0], stats[:, 1])
 
 
 def _load_object(path: str, label: str) -> Any:

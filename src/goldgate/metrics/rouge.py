@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from goldgate.errors import MetricError
-from goldgate.metrics.base import Metric, MetricOptions, Stats
+from goldgate.metrics.base import Metric, MetricOptions, Stats, ratio_scores
 from goldgate.metrics.lcs import lcs_indices, lcs_length, position_masks
 from goldgate.metrics.rouge_tokenize import (
     STEM_INSTALL_HINT,
@@ -43,6 +43,10 @@ from goldgate.metrics.rouge_tokenize import (
     make_tokenizer,
 )
 from goldgate.metrics.text_batch import TextBatch
+
+if TYPE_CHECKING:  # annotations only: the module imports numpy where it computes
+    import numpy as np
+    import numpy.typing as npt
 
 Sentences = list[list[str]]
 
@@ -295,6 +299,12 @@ class RougeMetric(Metric[RougeOptionsT]):
             ("tok", self.options.tokenizer),
             ("stem", STEMMER_ID if self.options.use_stemmer else "no"),
         ]
+
+    def example_scores(self, stats: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """``score_stats`` of every row, as arrays (see ``Metric.example_scores``)."""
+        if self._scalar_scores_replaced(RougeMetric):
+            return super().example_scores(stats)
+        return ratio_scores(stats[:, 2], stats[:, 3], 100)
 
 
 class RougeN(RougeMetric[RougeOptions]):

@@ -16,11 +16,15 @@ The edit count itself (the shift search) is ``ter_edits``; the tokenizer is ``te
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from goldgate.metrics.base import Metric, MetricOptions, Stats
 from goldgate.metrics.ter_edits import edit_count
 from goldgate.metrics.ter_tokenize import TercomTokenizer
+
+if TYPE_CHECKING:  # annotations only: the module imports numpy where it computes
+    import numpy as np
+    import numpy.typing as npt
 
 
 class TEROptions(MetricOptions):
@@ -110,3 +114,14 @@ class TER(Metric[TEROptions]):
             ("punct", "no" if opts.no_punct else "yes"),
             ("asian", "yes" if opts.asian_support else "no"),
         ]
+
+    def example_scores(self, stats: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """``ter_score`` of every row, as arrays (see ``Metric.example_scores``)."""
+        if self._scalar_scores_replaced(TER):
+            return super().example_scores(stats)
+        import numpy as np
+
+        edits, ref_len = stats[:, 0], stats[:, 1]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            rate = np.where(ref_len > 0, edits / ref_len, np.where(edits > 0, 1.0, 0.0))
+            return np.asarray(100 * rate, dtype=np.float64)

@@ -168,6 +168,11 @@ _DIGEST_ENCODER = json.JSONEncoder(
 )
 
 
+#: a record in the content hash (keys sorted) and in its digest, from JSON pieces
+_CONTENT = '{"id":%s,"input":%s,"references":[%s],"tags":[%s]}'
+_CANONICAL = "[%s,[%s],[%s]]"
+
+
 def content_hash(records: Sequence[GoldenRecord]) -> str:
     """``sha256:<hex>`` of a canonical JSON of the records' id, input, references and tags.
 
@@ -195,37 +200,34 @@ def _hashes(records: Sequence[GoldenRecord]) -> tuple[str, bytes]:
     encoder's, byte for byte, without building a dict and a list per record for it.
     """
     ids = [record.id for record in records]
-    order = sorted(range(len(ids)), key=ids.__getitem__)
+    ascending = all(map(str.__lt__, ids, ids[1:])) if all(type(i) is str for i in ids) else False
+    order: Sequence[int] = (
+        range(len(ids)) if ascending else sorted(range(len(ids)), key=ids.__getitem__)
+    )
     digests = [b""] * len(ids)
     whole = hashlib.sha256(b"[")
     sha256 = hashlib.sha256
     text_of = encode_basestring
+    #: the JSON items of each distinct tuple of tags (sets use a few), sorted
+    tag_texts: dict[tuple[str, ...], str] = {}
     for start in range(0, len(order), _HASH_BATCH):
         parts = []
         for index in order[start : start + _HASH_BATCH]:
             record = records[index]
             value = record.input
+            tags = record.tags
             try:
                 if type(value) is str:
                     content_input = digest_input = text_of(value)
                 else:
                     content_input = _CONTENT_ENCODER.encode(value)
                     digest_input = _DIGEST_ENCODER.encode(value)
-                references = "[" + ",".join(map(text_of, record.references)) + "]"
-                tags = record.tags
-                tags_text = "[" + ",".join(map(text_of, sorted(tags))) + "]"
-                content = (
-                    '{"id":'
-                    + text_of(record.id)
-                    + ',"input":'
-                    + content_input
-                    + ',"references":'
-                    + references
-                    + ',"tags":'
-                    + tags_text
-                    + "}"
-                )
-                canonical = "[" + digest_input + "," + references + "," + tags_text + "]"
+                references = ",".join(map(text_of, record.references))
+                tags_text = tag_texts.get(tags)
+                if tags_text is None:
+                    tags_text = tag_texts[tags] = ",".join(map(text_of, sorted(tags)))
+                content = _CONTENT % (text_of(record.id), content_input, references, tags_text)
+                canonical = _CANONICAL % (digest_input, references, tags_text)
             except TypeError:  # not text where text belongs (records built by hand): the
                 # encoders themselves write it, or refuse it as they always did
                 content, canonical = _canonical_texts(record)

@@ -381,11 +381,12 @@ def _jsonl_records(text: str, path: Path) -> tuple[list[GoldenRecord], dict[str,
     problem as it always has."""
     records: list[GoldenRecord] = []
     seen: dict[str, int] = {}
-    #: one string object per distinct tag, however many records carry it
-    tag_texts: dict[str, str] = {}
+    #: one object per distinct tag and per distinct tuple of tags, however many records
+    #: carry it (a str never equals a tuple: one dict holds both)
+    shared: dict[Any, Any] = {}
     for numbers, values in json_line_batches(text, str(path), GoldenSetError):
         for number, data in zip(numbers, values, strict=True):
-            record = _quick_record(data, number, tag_texts)
+            record = _quick_record(data, number, shared)
             if record is None:
                 record = _record(data, path, number, number)
             if record.id in seen:
@@ -397,7 +398,7 @@ def _jsonl_records(text: str, path: Path) -> tuple[list[GoldenRecord], dict[str,
     return records, seen
 
 
-def _quick_record(data: Any, number: int, tag_texts: dict[str, str]) -> GoldenRecord | None:
+def _quick_record(data: Any, number: int, shared: dict[Any, Any]) -> GoldenRecord | None:
     """The record :func:`_record` would make of ``data`` when it is the usual one, else None."""
     if type(data) is not dict or not data.keys() <= _QUICK_KEYS:
         return None
@@ -428,8 +429,9 @@ def _quick_record(data: Any, number: int, tag_texts: dict[str, str]) -> GoldenRe
             tag = tag.strip()
             if not tag:
                 return None
-            stripped.append(tag_texts.setdefault(tag, tag))
+            stripped.append(shared.setdefault(tag, tag))
         kept = tuple(dict.fromkeys(stripped))
+        kept = shared.setdefault(kept, kept)
     record = _UnfrozenRecord(record_id, value, tuple(references), kept, NO_META, number)
     record.__class__ = GoldenRecord  # type: ignore[assignment]
     return record  # type: ignore[return-value]

@@ -66,7 +66,7 @@ from goldgate.progress import ProgressReporter
 from goldgate.result import (
     CacheUse,
     CheckStatus,
-    ExampleResult,
+    ExampleColumns,
     GoldenChange,
     MetricCalls,
     MetricSummary,
@@ -852,47 +852,22 @@ def _record_calls(scored: ScoredSuite, summaries: Sequence[MetricSummary]) -> No
             )
 
 
-_EXAMPLE_FIELDS = set(ExampleResult.model_fields)
-
-
 def _examples(
     scored: ScoredSuite, blessed: SuiteBaseline | None, evaluation: SuiteEvaluation
-) -> list[ExampleResult]:
-    to_wrong = {spec: set(ids) for spec, ids in evaluation.flipped_to_wrong.items()}
-    to_right = {spec: set(ids) for spec, ids in evaluation.flipped_to_right.items()}
-    scores = {spec: values.tolist() for spec, values in evaluation.scores.items()}
-    examples = []
-    for index, record in enumerate(scored.golden.records):
-        old = blessed.outputs_of(record.id) if blessed is not None else None
-        # Built without re-validation: every field comes from validated, typed data, and
-        # validating 10,000 examples would cost more than gating them. Every field is given,
-        # so every row shares one "fields set" (pydantic only ever adds to it, a field name
-        # that is already there) instead of carrying a set of its own.
-        examples.append(
-            ExampleResult.model_construct(
-                _fields_set=_EXAMPLE_FIELDS,
-                id=record.id,
-                line=record.line or None,
-                tags=list(record.tags),
-                input=record.input,
-                references=list(record.references),
-                output=scored.outputs[record.id][0],
-                baseline_output=old[0] if old else None,
-                scores={spec: values[index] for spec, values in scores.items()},
-                baseline_scores={
-                    spec: values[record.id]
-                    for spec, values in evaluation.baseline_scores.items()
-                    if record.id in values
-                },
-                flipped_to_wrong=[spec for spec, ids in to_wrong.items() if record.id in ids],
-                flipped_to_right=[spec for spec, ids in to_right.items() if record.id in ids],
-                new=blessed is not None and old is None,
-                notes={
-                    spec: notes[index] or "" for spec, notes in scored.notes.items() if notes[index]
-                },
-            )
-        )
-    return examples
+) -> ExampleColumns:
+    """The suite's examples as columns over what the run holds anyway (golden records,
+    outputs, the gate's score columns): a row is built only when a report reads it."""
+    return ExampleColumns(
+        scored.golden.records,
+        scored.outputs,
+        scores=evaluation.scores,
+        baseline_scores=evaluation.baseline_scores,
+        baseline_outputs=blessed.outputs_of if blessed is not None else None,
+        flipped_to_wrong=evaluation.flipped_to_wrong,
+        flipped_to_right=evaluation.flipped_to_right,
+        notes=scored.notes,
+        paired_at=evaluation.paired_at,
+    )
 
 
 # -- the baseline -----------------------------------------------------------------------------

@@ -11,12 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.metrics import batch_ngrams
+from goldgate.metrics import batch_lcs, batch_ngrams
 from goldgate.metrics.base import Metric
 from goldgate.metrics.chrf import f_score, f_scores
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.registry import metric_from_spec
 from goldgate.metrics.text_batch import TextBatch
+from tests.strategies import adversarial_text, tokenizer_soup
 
 Sequences = list[list[int]]
 
@@ -116,6 +117,14 @@ BATCH_SPECS = [
     "rouge2",
     "rouge3:use_stemmer=true",
     "rouge2:tokenizer=unicode",
+    "rougeL",
+    "rougeL:use_stemmer=true",
+    "rougeL:tokenizer=unicode",
+    "exact_match",
+    "exact_match:normalizer=lower+nfkc+strip_punct",
+    "token_f1",
+    "token_f1:normalizer=strict",
+    "token_f1:normalizer=casefold+strip_unicode_punct",
 ]
 
 # Text meant to break tokenizers and counters: punctuation and digits next to each other,
@@ -123,7 +132,8 @@ BATCH_SPECS = [
 _PIECES = [
     "a", "aa", "b", "the", "The", "cat", ".", ",", "-", "1", "2.5", "3,000", "'s", "&amp;",
     "&quot;", "<skipped>", "(", ")", "!", "?", " ", "  ", "\n", "\t", "\r", "\u2028", "\x85",
-    "\u3000", "é", "É", "ß", "東京", "の", "\ud800", "„", "“", "-\n", "x" * 30,
+    "\u3000", "é", "É", "ß", "東京", "の", "\ud800", "„", "“", "-\n", "x" * 30, "ΑΣ", "İ",
+    "the cat " * 40,
 ]  # fmt: skip
 texts = st.lists(st.sampled_from(_PIECES), max_size=25).map("".join)
 
@@ -186,3 +196,95 @@ def test_a_batch_whose_keys_cannot_fit_is_scored_example_by_example() -> None:
     expected = _rows(metric, candidates, references)
     assert [list(row) for row in result.stats] == [list(row) for row in expected]
     assert result.stats[0][2 + 19] == 7  # the alphabet's 7 character 20-grams, all matched
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    texts=st.lists(
+        st.lists(st.integers(1, 4), max_size=80) | st.lists(st.integers(1, 1 << 40), max_size=8),
+        min_size=1,
+        max_size=8,
+    ),
+    pairs=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), min_size=1, max_size=12),
+    long_side=st.sampled_from([3, 70, 1024]),
+)
+def test_batched_lcs_equals_lcs_length(
+    texts: Sequences, pairs: list[tuple[int, int]], long_side: int
+) -> None:
+    # Sides of 0, 1..64 and more than 64 tokens, and a long side past LONG_SIDE: batched rows,
+    # rows one by one, and both in one call.
+    from goldgate.metrics.lcs import lcs_length, position_masks
+
+    pairs = [(a % len(texts), b % len(texts)) for a, b in pairs]
+    items = np.array([i for text in texts for i in text], dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum([len(t) for t in texts]))).astype(np.int64)
+    left = np.array([a for a, _ in pairs], dtype=np.int64)
+    right = np.array([b for _, b in pairs], dtype=np.int64)
+    old = batch_lcs.LONG_SIDE
+    batch_lcs.LONG_SIDE = long_side
+    try:
+        got = batch_lcs.lcs_lengths(items, offsets, left, right).tolist()
+    finally:
+        batch_lcs.LONG_SIDE = old
+    expected = [
+        lcs_length(position_masks(texts[a]), len(texts[a]), texts[b])  # type: ignore[arg-type]
+        for a, b in pairs
+    ]
+    assert got == expected
+
+
+_JOINED_SPECS = ["bleu", "rouge1", "rougeL", "exact_match", "token_f1"]
+
+
+@pytest.mark.parametrize("spec", _JOINED_SPECS)
+@settings(max_examples=100, deadline=None)
+@given(
+    examples=st.lists(
+        st.tuples(
+            texts | adversarial_text(),
+            st.lists(
+                texts | adversarial_text() | st.sampled_from(["", "\x00", "a\x00b"]),
+                min_size=1,
+                max_size=3,
+            ),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_texts_tokenised_joined_equal_tokenised_one_by_one(
+    spec: str, examples: list[tuple[str, list[str]]]
+) -> None:
+    # One pass over the chunk's texts joined by a separator gives each text's own tokens
+    # (Greek final sigma, dotted I, whitespace runs, entities, a text holding the separator).
+    metric = metric_from_spec(spec)
+    candidates = [c for c, _ in examples]
+    references = [refs for _, refs in examples]
+    got = metric.batch_stats(TextBatch(candidates, references))
+    expected = np.asarray(_rows(metric, candidates, references), dtype=np.float64)
+    assert np.asarray(got, dtype=np.float64).tobytes() == expected.tobytes()
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(adversarial_text() | texts | tokenizer_soup, min_size=1, max_size=6))
+def test_joined_tokenizers_equal_their_text_by_text_twins(lines: list[str]) -> None:
+    from goldgate.metrics import batch_tokens
+    from goldgate.metrics.packed_ngrams import TOKEN_IDS
+    from goldgate.metrics.rouge import _JOINED_ASCII_TOKEN
+    from goldgate.metrics.rouge_tokenize import default_tokens
+    from goldgate.metrics.sacre_tokenizers import tokenize_13a
+
+    lines = [line.replace("\x00", "") for line in lines]
+    for joined_tokens, each, padding in [
+        (tokenize_13a, tokenize_13a, " "),
+        (lambda text: _JOINED_ASCII_TOKEN.findall(text.lower()), default_tokens, ""),
+        (str.split, str.split, " "),
+    ]:
+        whole = batch_tokens.joined(lines, padding)
+        assert whole is not None
+        found = batch_tokens.split_items(joined_tokens(whole), len(lines))
+        assert found is not None
+        items, offsets = found
+        expected = [[TOKEN_IDS[t] for t in each(line)] for line in lines]
+        got = [items[offsets[i] : offsets[i + 1]].tolist() for i in range(len(lines))]
+        assert got == expected

@@ -10,7 +10,7 @@ from goldgate.config import Config
 from goldgate.gitinfo import WorkTree, work_tree
 from goldgate.goldens import loaded_digests, record_digest
 from goldgate.history.store import MetricRecord, RunRecord, SuiteRecord, append_safely
-from goldgate.result import CheckStatus, RunResult, SuiteResult
+from goldgate.result import CheckStatus, ExampleTable, RunResult, SuiteResult, example_table
 
 #: the worst status a metric's checks reached wins; a metric with no check has no status
 _SEVERITY = {
@@ -59,13 +59,15 @@ def run_record(
         if suite.error is not None:
             suites.append(SuiteRecord(suite.name, suite.verdict.value))
             continue
-        keep = examples and bool(suite.examples)
+        # read as columns: a row is not built per example (nor a score looked up per row)
+        table = example_table(suite.examples)
+        keep = examples and len(table) > 0
         suites.append(
             SuiteRecord(
                 suite.name,
                 suite.verdict.value,
-                ids=tuple(e.id for e in suite.examples) if keep else (),
-                digests=_digests(suite) if keep else (),
+                ids=tuple(table.ids) if keep else (),
+                digests=_digests(suite, table) if keep else (),
             )
         )
         statuses = _statuses(suite)
@@ -84,11 +86,8 @@ def run_record(
                     high=high,
                     baseline=summary.baseline,
                     status=statuses.get(summary.metric),
-                    examples=(
-                        tuple(e.scores.get(summary.metric, float("nan")) for e in suite.examples)
-                        if keep
-                        else ()
-                    ),
+                    # NaN where an example has no score on the metric
+                    examples=tuple(table.current(summary.metric).tolist()) if keep else (),
                 )
             )
     return RunRecord(
@@ -119,14 +118,14 @@ def record_run(result: RunResult, config: Config, *, source: str = "run") -> lis
     return warnings
 
 
-def _digests(suite: SuiteResult) -> tuple[str, ...]:
+def _digests(suite: SuiteResult, table: ExampleTable) -> tuple[str, ...]:
     # The golden set just read has them already (the same content hash, the same digests).
     known = loaded_digests(suite.golden_hash)
     if known is not None:
-        digests = known.of([e.id for e in suite.examples])
+        digests = known.of(table.ids)
         if digests is not None:
             return tuple(digests)
-    return tuple(record_digest(e.input, e.references, e.tags) for e in suite.examples)
+    return tuple(record_digest(*fields) for fields in table.golden_fields())
 
 
 def _statuses(suite: SuiteResult) -> dict[str, str]:

@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Final, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from goldgate.metrics import batch_ngrams
+from goldgate.metrics import batch_ngrams, batch_tokens
 from goldgate.metrics.base import Metric, MetricOptions, OptionError, Stats, option, ratio_scores
 from goldgate.metrics.ngrams import Counts, clipped_matches, ngram_counts
 from goldgate.metrics.packed_ngrams import Packed, pack, token_ids
@@ -206,8 +206,12 @@ class _BLEUBase(Metric[BLEUOptions]):
 
         def tokens() -> tuple[Any, Any]:
             tokenize, lower = self._tokenize, opts.lowercase
-            texts = [tokenize((t.lower() if lower else t).rstrip()) for t in batch.texts]
-            return batch_ngrams.token_items(texts)
+            lines = [(t.lower() if lower else t).rstrip() for t in batch.texts]
+            if opts.tokenize == "13a":
+                # The 13a rules look at a character's neighbours only: one pass over the
+                # lines joined by " \x00 " tokenises each line as it would alone.
+                return batch_tokens.token_items(lines, tokenize, tokenize, padding=" ")
+            return batch_ngrams.token_items([tokenize(line) for line in lines])
 
         items, offsets = batch.shared(self.preprocess_key(), "token-ids", tokens)
         chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)

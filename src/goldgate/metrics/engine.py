@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from goldgate.errors import GoldgateError, InputError, MetricError, describe_exception
@@ -74,6 +75,14 @@ def _validate(candidates: Sequence[str], references: Sequence[Sequence[str]]) ->
         )
     if not candidates:
         raise InputError("nothing to score: the corpus is empty (no candidates)")
+    # The common case checked by C-level passes; the loop below names what is wrong.
+    if (
+        set(map(type, candidates)) == {str}
+        and set(map(type, references)) <= {list, tuple}
+        and all(references)
+        and set(map(type, chain.from_iterable(references))) == {str}
+    ):
+        return
     for index, (candidate, refs) in enumerate(zip(candidates, references, strict=True)):
         if not isinstance(candidate, str):
             raise InputError(

@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # annotations only: the module imports numpy where it compute
     import numpy as np
     import numpy.typing as npt
 
+    from goldgate.metrics.text_batch import TextBatch
+
 NORMALIZER_VERSION = "v1"
 
 # Deletes exactly the characters of ``string.punctuation`` (a regex is faster than translate).
@@ -202,6 +204,26 @@ class _NormalisedMetric(Metric[ExactOptions]):
     def preprocess(self, text: str) -> str:
         return self._normalise(text)
 
+    def _normalised(self, batch: TextBatch) -> list[str]:
+        """The batch's texts normalised (shared by exact match and token F1)."""
+        from goldgate.metrics import batch_tokens
+
+        normalise, texts = self._normalise, batch.texts
+
+        def build() -> list[str]:
+            if self.normalizer.steps == _SQUAD_STEPS:
+                whole = batch_tokens.joined(texts)
+                if whole is not None:
+                    # Lowercasing and both deletions look at neighbours only (see
+                    # batch_tokens), so one pass over the joined texts does every text.
+                    cleaned = _ARTICLES.sub(" ", _ASCII_PUNCTUATION.sub("", whole.lower()))
+                    pieces = cleaned.split(batch_tokens.SEPARATOR)
+                    return [" ".join(piece.split()) for piece in pieces]
+            return [normalise(text) for text in texts]
+
+        prepared: list[str] = batch.shared(self.preprocess_key(), "prepared", build)
+        return prepared
+
     def golds(self, references: Sequence[str]) -> Sequence[str]:
         """The references an answer is compared with (v2.0 drops empty ones)."""
         if self.normalizer.squad_v2_empty:
@@ -227,6 +249,26 @@ class ExactMatch(_NormalisedMetric):
     name = "exact_match"
     stat_names = ("correct", "count")
     binary = True
+
+    def batch_stats(self, batch: TextBatch) -> Any:
+        """Every example of a batch at once: normalised texts compared as ids."""
+        if self.normalizer.squad_v2_empty:
+            return None  # v2.0 drops empty references example by example
+        import numpy as np
+
+        from goldgate.metrics import batch_ngrams
+
+        def ids() -> Any:
+            # Distinct texts may normalise alike: one id per normalised text.
+            index: dict[str, int] = {}
+            add = index.setdefault
+            return np.array([add(t, len(index)) for t in self._normalised(batch)], np.int64)
+
+        text_ids = batch.shared(self.preprocess_key(), "normalised-ids", ids)
+        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
+        equal = text_ids[chunk.candidates][chunk.example] == text_ids[chunk.references]
+        correct = np.logical_or.reduceat(equal, chunk.offsets[:-1])
+        return np.stack([correct.astype(np.float64), np.ones(len(correct))], axis=1)
 
     def example_stats(self, candidate: str, references: Sequence[str]) -> Stats:
         return _RIGHT if candidate in self.golds(references) else _WRONG
@@ -269,6 +311,35 @@ class TokenF1(_NormalisedMetric):
     def __init__(self, options: ExactOptions) -> None:
         super().__init__(options)
         self._f1 = f1_v2 if self.normalizer.squad_v2_empty else f1_v1
+
+    def batch_stats(self, batch: TextBatch) -> Any:
+        """Every example of a batch at once: token overlaps from ``batch_ngrams`` (order 1)."""
+        if self.normalizer.squad_v2_empty:
+            return None  # v2.0's rules for empty answers are example by example
+        import numpy as np
+
+        from goldgate.metrics import batch_ngrams, batch_tokens
+
+        items, offsets = batch.shared(
+            self.preprocess_key(),
+            "token-ids",
+            lambda: batch_tokens.token_items(
+                self._normalised(batch), str.split, str.split, padding=" "
+            ),
+        )
+        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
+        found = batch_ngrams.matches(batch_ngrams.layout(items, offsets, chunk), 1)
+        if found is None:
+            return None
+        same = found[0][chunk.example, chunk.side].astype(np.float64)
+        lengths = np.diff(offsets)
+        # The script's arithmetic (see f1_v1); no overlap scores 0, and so does no token.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            precision = 1.0 * same / lengths[chunk.candidates][chunk.example]
+            recall = 1.0 * same / lengths[chunk.references]
+            f1 = np.where(same > 0, (2 * precision * recall) / (precision + recall), 0.0)
+        best = np.maximum.reduceat(f1, chunk.offsets[:-1])
+        return np.stack([best, np.ones(len(best))], axis=1)
 
     def example_stats(self, candidate: str, references: Sequence[str]) -> Stats:
         f1, best = self._f1, 0.0

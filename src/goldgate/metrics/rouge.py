@@ -28,6 +28,7 @@ the numbers would then silently differ from rouge-score's.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -49,6 +50,10 @@ if TYPE_CHECKING:  # annotations only: the module imports numpy where it compute
     import numpy.typing as npt
 
 Sentences = list[list[str]]
+
+# rouge-score's default tokens (``rouge_tokenize.default_tokens``) of texts joined by
+# ``batch_tokens.SEPARATOR``, which comes out as a token of its own between two texts.
+_JOINED_ASCII_TOKEN = re.compile(r"[a-z0-9]+|\x00")
 
 
 class RougeText:
@@ -276,6 +281,46 @@ class RougeMetric(Metric[RougeOptionsT]):
         """Precision, recall and F (0–1) of the candidate against one reference."""
         raise NotImplementedError
 
+    def _token_ids(self, batch: TextBatch) -> tuple[Any, Any]:
+        """The batch's texts tokenised (as ``RougeText.tokens``), as CSR token ids; shared."""
+        from goldgate.metrics import batch_ngrams, batch_tokens
+
+        tokenize = self._tokenize
+
+        def tokens(text: str) -> list[str]:
+            # RougeText tokenises line by line (for ROUGE-Lsum), which gives the same tokens.
+            return RougeText(text, tokenize).tokens if "\n" in text else tokenize(text)
+
+        def joined_tokens(text: str) -> list[str]:
+            return _JOINED_ASCII_TOKEN.findall(text.lower())
+
+        def build() -> tuple[Any, Any]:
+            if self.options.tokenizer == "default" and not self.options.use_stemmer:
+                return batch_tokens.token_items(batch.texts, joined_tokens, tokens)
+            return batch_ngrams.token_items([tokens(text) for text in batch.texts])
+
+        return batch.shared(self.preprocess_key(), "token-ids", build)  # type: ignore[no-any-return]
+
+    def _best_rows(self, chunk: Any, hits: Any, lengths: Any, offset: int) -> Any:
+        """Rows ``(P, R, F, 1)`` of the best reference per example from each pair's hits
+        (n-gram matches with ``offset`` n - 1, or the LCS with 0): rouge-score's arithmetic,
+        operation for operation (see ``ngram_prf``, ``lcs_prf`` and ``fmeasure``)."""
+        import numpy as np
+
+        from goldgate.metrics import batch_ngrams
+
+        hits = hits.astype(np.float64)
+        candidate_len = lengths[chunk.candidates][chunk.example] - offset
+        reference_len = lengths[chunk.references] - offset
+        precision = hits / np.maximum(candidate_len, 1)
+        recall = hits / np.maximum(reference_len, 1)
+        total = precision + recall
+        with np.errstate(invalid="ignore", divide="ignore"):
+            f = np.where(total > 0, 2 * precision * recall / total, 0.0)
+        rows = np.stack([precision, recall, f, np.ones(len(f))], axis=1)
+        # The reference with the highest F.
+        return batch_ngrams.best_reference(chunk, rows, lambda: f)
+
     def example_stats(self, candidate: Any, references: Sequence[Any]) -> Stats:
         best: tuple[float, float, float] | None = None
         for reference in references:
@@ -319,10 +364,7 @@ class RougeN(RougeMetric[RougeOptions]):
         from goldgate.metrics import batch_ngrams
 
         n, key = self.n, self.preprocess_key()
-        texts = batch.shared(key, "prepared", lambda: [self.preprocess(t) for t in batch.texts])
-        items, offsets = batch.shared(
-            key, "token-ids", lambda: batch_ngrams.token_items([t.tokens for t in texts])
-        )
+        items, offsets = self._token_ids(batch)
         chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
         # ROUGE-1 and ROUGE-2 share one count: orders 1 and 2 come from the same sort.
         found = batch.peek(key, "matches")
@@ -331,17 +373,8 @@ class RougeN(RougeMetric[RougeOptions]):
             if found is None:
                 return None
             batch.put(key, "matches", found)
-        hits = found[n - 1][chunk.example, chunk.side].astype(np.float64)
-        lengths = np.diff(offsets)
-        # rouge-score's arithmetic, operation for operation (see ngram_prf and fmeasure).
-        precision = hits / np.maximum(lengths[chunk.candidates][chunk.example] - n + 1, 1)
-        recall = hits / np.maximum(lengths[chunk.references] - n + 1, 1)
-        total = precision + recall
-        with np.errstate(invalid="ignore", divide="ignore"):
-            f = np.where(total > 0, 2 * precision * recall / total, 0.0)
-        rows = np.stack([precision, recall, f, np.ones(len(f))], axis=1)
-        # The reference with the highest F.
-        return batch_ngrams.best_reference(chunk, rows, lambda: f)
+        hits = found[n - 1][chunk.example, chunk.side]
+        return self._best_rows(chunk, hits, np.diff(offsets), n - 1)
 
     def pair_scores(self, candidate: RougeText, reference: RougeText) -> tuple[float, float, float]:
         return ngram_prf(candidate, reference, self.n)
@@ -367,6 +400,20 @@ class RougeL(RougeMetric[RougeOptions]):
     """ROUGE-L: LCS over the whole texts."""
 
     name = "rougeL"
+
+    def batch_stats(self, batch: TextBatch) -> Any:
+        """Every example of a batch at once: the LCS of every pair from ``batch_lcs``."""
+        import numpy as np
+
+        from goldgate.metrics import batch_lcs, batch_ngrams
+
+        items, offsets = self._token_ids(batch)
+        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
+        lcs = batch_lcs.lcs_lengths(
+            items, offsets, chunk.candidates[chunk.example], chunk.references
+        )
+        # An empty side has an LCS of 0, hence all zero as in lcs_prf.
+        return self._best_rows(chunk, lcs, np.diff(offsets), 0)
 
     def pair_scores(self, candidate: RougeText, reference: RougeText) -> tuple[float, float, float]:
         return lcs_prf(candidate, reference)

@@ -80,6 +80,27 @@ def test_matches_equal_counting_each_example(
     assert got.tolist() == expected.tolist()
 
 
+@settings(max_examples=300, deadline=None)
+@given(chunk=chunks(), clip=st.booleans(), same=st.lists(st.booleans(), max_size=40))
+def test_pairs_with_the_candidate_as_reference_are_filled_in_exactly(
+    chunk: tuple[Sequences, list[int], list[list[int]], int], clip: bool, same: list[bool]
+) -> None:
+    # Some references replaced by the candidate's own text (all of an example's, some, none).
+    texts, candidates, references, order = chunk
+    flags = iter(same)
+    references = [[c if next(flags, False) else r for r in refs] for c, refs in
+                  zip(candidates, references, strict=True)]  # fmt: skip
+    items = np.array([i for text in texts for i in text], dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum([len(t) for t in texts]))).astype(np.int64)
+    ref_offsets = np.concatenate(([0], np.cumsum([len(r) for r in references]))).tolist()
+    flat = [r for refs in references for r in refs]
+    pairs = batch_ngrams.pairs(candidates, flat, ref_offsets)
+    got = batch_ngrams.pair_matches(items, offsets, pairs, order, clip=clip)
+    expected = batch_ngrams.matches(batch_ngrams.layout(items, offsets, pairs), order, clip=clip)
+    assert got is not None and expected is not None
+    assert got.tolist() == expected.tolist()
+
+
 def test_keys_that_cannot_fit_are_refused() -> None:
     # 40 distinct items need 6 bits each; 11 of them do not fit one int64 key.
     texts = [list(range(1, 41)), list(range(40, 0, -1))]
@@ -122,6 +143,9 @@ BATCH_SPECS = [
     "rougeL:tokenizer=unicode",
     "exact_match",
     "exact_match:normalizer=lower+nfkc+strip_punct",
+    "exact_match:normalizer=strict",
+    "exact_match:normalizer=lower",
+    "exact_match:normalizer=white_space_fix+remove_articles",
     "token_f1",
     "token_f1:normalizer=strict",
     "token_f1:normalizer=casefold+strip_unicode_punct",
@@ -233,7 +257,15 @@ def test_batched_lcs_equals_lcs_length(
     assert got == expected
 
 
-_JOINED_SPECS = ["bleu", "rouge1", "rougeL", "exact_match", "token_f1"]
+_JOINED_SPECS = [
+    "bleu",
+    "chrf",
+    "chrf:lowercase=true,whitespace=true",
+    "rouge1",
+    "rougeL",
+    "exact_match",
+    "token_f1",
+]
 
 
 @pytest.mark.parametrize("spec", _JOINED_SPECS)

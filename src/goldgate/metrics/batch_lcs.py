@@ -51,9 +51,12 @@ def lcs_lengths(items: Ints, offsets: Ints, left: Ints, right: Ints) -> Ints:
     long = np.where(swap, left, right)
     short_len = np.minimum(left_len, right_len)
     long_len = np.maximum(left_len, right_len)
-    out = np.zeros(len(left), dtype=np.int64)
-    batched = (short_len > 0) & (short_len <= _WORD) & (long_len <= LONG_SIDE)
-    one_by_one = np.flatnonzero((short_len > 0) & ~batched)
+    # A text's LCS with itself is the text (a right answer: most pairs of many sets).
+    same = left == right
+    out = np.where(same, left_len, 0)
+    pending = (short_len > 0) & ~same
+    batched = pending & (short_len <= _WORD) & (long_len <= LONG_SIDE)
+    one_by_one = np.flatnonzero(pending & ~batched)
     for p in one_by_one.tolist():
         a = items[offsets[short[p]] : offsets[short[p] + 1]].tolist()
         b = items[offsets[long[p]] : offsets[long[p] + 1]].tolist()

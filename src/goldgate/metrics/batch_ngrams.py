@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from goldgate.metrics.packed_ngrams import TOKEN_IDS
+from goldgate.metrics.text_batch import TextBatch
 
 Ints = NDArray[np.int64]
 
@@ -93,6 +94,15 @@ def pairs(
     return Pairs(candidate_array, reference_array, offsets, example, side)
 
 
+def batch_pairs(batch: TextBatch) -> Pairs:
+    """The :class:`Pairs` of a ``TextBatch``, built once for all its metrics."""
+    return batch.shared(  # type: ignore[no-any-return]
+        ("batch_ngrams",),
+        "pairs",
+        lambda: pairs(batch.candidates, batch.references, batch.reference_offsets),
+    )
+
+
 def best_reference(
     chunk: Pairs, rows: NDArray[np.float64], scores: Callable[[], NDArray[np.float64]]
 ) -> NDArray[np.float64]:
@@ -121,6 +131,57 @@ def layout(items: Ints, offsets: Ints, chunk: Pairs) -> Layout:
     seq_items, lengths = gather(items, offsets, order)
     sides = 1 + (int(per_example.max()) if n else 0)
     return Layout(seq_items, lengths, example, side, n, sides)
+
+
+def pair_matches(
+    items: Ints, offsets: Ints, chunk: Pairs, max_order: int, *, clip: bool = False
+) -> Ints | None:
+    """``matches`` of a chunk's layout, with the pairs whose reference is the candidate's
+    own text left out of the sort and filled in directly.
+
+    A text shares every one of its n-grams with itself, so such a pair matches
+    ``max(0, length - n + 1)`` n-grams of order n, and so does the clipped count of an
+    example that has one (no reference count is below the candidate's own there). On sets
+    where most answers are right, most examples need no sorting at all.
+    """
+    examples = len(chunk.candidates)
+    same = chunk.references == chunk.candidates[chunk.example]
+    if not same.any():
+        return matches(layout(items, offsets, chunk), max_order, clip=clip)
+    sides = 1 + int(np.diff(chunk.offsets).max())
+    out = np.zeros((max_order, examples, sides), dtype=np.int64)
+    lengths = offsets[chunk.candidates + 1] - offsets[chunk.candidates]
+    grams = np.maximum(lengths[None, :] - np.arange(max_order, dtype=np.int64)[:, None], 0)
+    example, side = chunk.example[same], chunk.side[same]
+    out[:, example, side] = grams[:, example]
+    has_same = np.zeros(examples, dtype=bool)
+    has_same[example] = True
+    if clip:
+        out[:, has_same, 0] = grams[:, has_same]
+    rest = ~same
+    if not rest.any():
+        return out
+    # The other pairs, as a smaller chunk of the examples that have any.
+    kept = np.zeros(examples, dtype=bool)
+    kept[chunk.example[rest]] = True
+    kept_examples = np.flatnonzero(kept)
+    renumbered = np.cumsum(kept) - 1
+    sub_example = renumbered[chunk.example[rest]]
+    sub_offsets = np.zeros(len(kept_examples) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(sub_example, minlength=len(kept_examples)), out=sub_offsets[1:])
+    sub_side = np.arange(len(sub_example), dtype=np.int64) - sub_offsets[sub_example] + 1
+    sub = Pairs(
+        chunk.candidates[kept_examples], chunk.references[rest], sub_offsets, sub_example, sub_side
+    )
+    found = matches(layout(items, offsets, sub), max_order, clip=clip)
+    if found is None:
+        return None
+    out[:, chunk.example[rest], chunk.side[rest]] = found[:, sub_example, sub_side]
+    if clip:
+        # Examples without an identical reference have all their references in ``sub``.
+        alone = ~has_same[kept_examples]
+        out[:, kept_examples[alone], 0] = found[:, np.flatnonzero(alone), 0]
+    return out
 
 
 #: Largest id renumbered through a lookup table rather than a sort.
@@ -257,7 +318,9 @@ def _count_orders(
         starts = np.empty(len(group), dtype=bool)
         starts[0] = True
         np.not_equal(group[1:], group[:-1], out=starts[1:])
-        index = np.cumsum(starts)
+        # A running count of the starts (cast first: NumPy's cumsum of booleans is slow).
+        index = starts.astype(np.int64)
+        np.cumsum(index, out=index)
         index -= 1
         groups = int(index[-1]) + 1
         # Where each example's groups begin (groups are sorted by example).
@@ -275,6 +338,7 @@ def _count_orders(
         else:
             counts[:, 0] = 0
         np.minimum(counts, hyp[:, None], out=counts)
-        totals = np.zeros((groups + 1, sides), dtype=np.int64)
-        np.cumsum(counts, axis=0, out=totals[1:])
-        out[n - 1] += totals[bounds[1:]] - totals[bounds[:-1]]
+        # Per example, the sum of its groups' rows. An example may have none: summed over
+        # the others' segments, each of which then ends where the next one with groups begins.
+        has_groups = bounds[:-1] < bounds[1:]
+        out[n - 1][has_groups] += np.add.reduceat(counts, bounds[:-1][has_groups], axis=0)

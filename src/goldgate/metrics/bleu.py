@@ -214,8 +214,8 @@ class _BLEUBase(Metric[BLEUOptions]):
             return batch_ngrams.token_items([tokenize(line) for line in lines])
 
         items, offsets = batch.shared(self.preprocess_key(), "token-ids", tokens)
-        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
-        found = batch_ngrams.matches(batch_ngrams.layout(items, offsets, chunk), order, clip=True)
+        chunk = batch_ngrams.batch_pairs(batch)
+        found = batch_ngrams.pair_matches(items, offsets, chunk, order, clip=True)
         if found is None:
             return None
         lengths = np.diff(offsets)

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Final
 import numpy as np
 from numpy.typing import NDArray
 
-from goldgate.metrics import batch_ngrams
+from goldgate.metrics import batch_ngrams, batch_tokens
 from goldgate.metrics.base import Metric, MetricOptions, OptionError, Stats, option
 from goldgate.metrics.ngrams import Counts, matches, ngram_counts
 from goldgate.metrics.packed_ngrams import (
@@ -235,6 +235,31 @@ def f_scores(stats: NDArray[np.float64], beta: int, eps_smoothing: bool) -> NDAr
         return np.where(defined, 100 * score, 0.0)
 
 
+def _chars_items(texts: list[str], options: CHRFOptions) -> tuple[Ints, Ints]:
+    """The characters chrF counts of every text (``_chars``), as ``_text_items`` gives them.
+
+    One pass over the texts joined by ``batch_tokens.SEPARATOR``: lowercasing and removing
+    whitespace treat each text alike there (see ``batch_tokens``), and the separators, kept,
+    mark where each text's characters end.
+    """
+    whole = batch_tokens.joined(texts)
+    if whole is None:  # a text holds the separator
+        return _text_items([_chars(text, options) for text in texts])
+    if options.lowercase:
+        whole = whole.lower()
+    if not options.whitespace:
+        whole = "".join(whole.split())
+    # 'surrogatepass': a lone surrogate is a character like any other.
+    raw = np.frombuffer(whole.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    is_separator = raw == ord(batch_tokens.SEPARATOR)
+    bounds = np.flatnonzero(is_separator)
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    offsets[1:-1] = bounds - np.arange(len(bounds))
+    offsets[-1] = len(raw) - len(bounds)
+    items, _ = batch_ngrams.renumber(raw[~is_separator].astype(np.int64) + 1)
+    return items, offsets
+
+
 def _text_items(texts: list[str]) -> tuple[Ints, Ints]:
     """Code points of texts, renumbered densely from 1 (CSR: items, offsets)."""
     offsets = np.zeros(len(texts) + 1, dtype=np.int64)
@@ -289,9 +314,8 @@ class CHRF(Metric[CHRFOptions]):
         key = self.preprocess_key()
         parts: list[tuple[tuple[Ints, Ints], int]] = []
         if opts.char_order:
-            chars = batch.shared(key, "chars", lambda: [_chars(t, opts) for t in texts])
             parts.append(
-                (batch.shared(key, "char-ids", lambda: _text_items(chars)), opts.char_order)
+                (batch.shared(key, "char-ids", lambda: _chars_items(texts, opts)), opts.char_order)
             )
         if opts.word_order:
 
@@ -302,10 +326,10 @@ class CHRF(Metric[CHRFOptions]):
                 )
 
             parts.append((batch.shared(key, "word-ids", words), opts.word_order))
-        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
+        chunk = batch_ngrams.batch_pairs(batch)
         columns: list[Ints] = []
         for (items, text_offsets), order in parts:
-            found = batch_ngrams.matches(batch_ngrams.layout(items, text_offsets, chunk), order)
+            found = batch_ngrams.pair_matches(items, text_offsets, chunk, order)
             if found is None:
                 return None
             lengths = np.diff(text_offsets)

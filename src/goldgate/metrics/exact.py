@@ -204,24 +204,35 @@ class _NormalisedMetric(Metric[ExactOptions]):
     def preprocess(self, text: str) -> str:
         return self._normalise(text)
 
-    def _normalised(self, batch: TextBatch) -> list[str]:
-        """The batch's texts normalised (shared by exact match and token F1)."""
+    def _token_ids(self, batch: TextBatch) -> tuple[Any, Any]:
+        """The whitespace tokens of the batch's normalised texts, as CSR token ids (shared by
+        exact match and token F1: a normalised text is its tokens joined by one space, so
+        two are equal exactly when their token lists are)."""
         from goldgate.metrics import batch_tokens
 
-        normalise, texts = self._normalise, batch.texts
+        texts = batch.texts
 
-        def build() -> list[str]:
+        def build() -> tuple[Any, Any]:
             if self.normalizer.steps == _SQUAD_STEPS:
-                whole = batch_tokens.joined(texts)
+                whole = batch_tokens.joined(texts, padding=" ")
                 if whole is not None:
-                    # Lowercasing and both deletions look at neighbours only (see
-                    # batch_tokens), so one pass over the joined texts does every text.
+                    # Lowercasing and both deletions look at neighbours only, which the
+                    # separator's spaces keep apart (see batch_tokens): one pass does all.
                     cleaned = _ARTICLES.sub(" ", _ASCII_PUNCTUATION.sub("", whole.lower()))
-                    pieces = cleaned.split(batch_tokens.SEPARATOR)
-                    return [" ".join(piece.split()) for piece in pieces]
-            return [normalise(text) for text in texts]
+                    found = batch_tokens.split_items(cleaned.split(), len(texts))
+                    if found is not None:
+                        return found
+            normalised = self._prepared(batch)
+            return batch_tokens.token_items(normalised, str.split, str.split, padding=" ")
 
-        prepared: list[str] = batch.shared(self.preprocess_key(), "prepared", build)
+        return batch.shared(self.preprocess_key(), "token-ids", build)  # type: ignore[no-any-return]
+
+    def _prepared(self, batch: TextBatch) -> list[str]:
+        """The batch's texts normalised, one by one (shared)."""
+        normalise = self._normalise
+        prepared: list[str] = batch.shared(
+            self.preprocess_key(), "prepared", lambda: [normalise(t) for t in batch.texts]
+        )
         return prepared
 
     def golds(self, references: Sequence[str]) -> Sequence[str]:
@@ -258,15 +269,29 @@ class ExactMatch(_NormalisedMetric):
 
         from goldgate.metrics import batch_ngrams
 
-        def ids() -> Any:
+        chunk = batch_ngrams.batch_pairs(batch)
+        candidates = chunk.candidates[chunk.example]
+        if self.normalizer.steps[-1] == "white_space_fix":
+            # The normalised texts are their tokens joined by single spaces: equal texts are
+            # equal token lists, compared from the token ids token F1 shares.
+            items, offsets = self._token_ids(batch)
+            lengths = np.diff(offsets)
+            alike = np.flatnonzero(lengths[candidates] == lengths[chunk.references])
+            candidate_items, sizes = batch_ngrams.gather(items, offsets, candidates[alike])
+            reference_items, _ = batch_ngrams.gather(items, offsets, chunk.references[alike])
+            differ = np.bincount(
+                np.repeat(np.arange(len(alike)), sizes),
+                weights=candidate_items != reference_items,
+                minlength=len(alike),
+            )
+            equal = np.zeros(len(chunk.references), dtype=bool)
+            equal[alike] = differ == 0
+        else:
             # Distinct texts may normalise alike: one id per normalised text.
             index: dict[str, int] = {}
             add = index.setdefault
-            return np.array([add(t, len(index)) for t in self._normalised(batch)], np.int64)
-
-        text_ids = batch.shared(self.preprocess_key(), "normalised-ids", ids)
-        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
-        equal = text_ids[chunk.candidates][chunk.example] == text_ids[chunk.references]
+            ids = np.array([add(t, len(index)) for t in self._prepared(batch)], np.int64)
+            equal = ids[candidates] == ids[chunk.references]
         correct = np.logical_or.reduceat(equal, chunk.offsets[:-1])
         return np.stack([correct.astype(np.float64), np.ones(len(correct))], axis=1)
 
@@ -318,17 +343,11 @@ class TokenF1(_NormalisedMetric):
             return None  # v2.0's rules for empty answers are example by example
         import numpy as np
 
-        from goldgate.metrics import batch_ngrams, batch_tokens
+        from goldgate.metrics import batch_ngrams
 
-        items, offsets = batch.shared(
-            self.preprocess_key(),
-            "token-ids",
-            lambda: batch_tokens.token_items(
-                self._normalised(batch), str.split, str.split, padding=" "
-            ),
-        )
-        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
-        found = batch_ngrams.matches(batch_ngrams.layout(items, offsets, chunk), 1)
+        items, offsets = self._token_ids(batch)
+        chunk = batch_ngrams.batch_pairs(batch)
+        found = batch_ngrams.pair_matches(items, offsets, chunk, 1)
         if found is None:
             return None
         same = found[0][chunk.example, chunk.side].astype(np.float64)

@@ -365,11 +365,11 @@ class RougeN(RougeMetric[RougeOptions]):
 
         n, key = self.n, self.preprocess_key()
         items, offsets = self._token_ids(batch)
-        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
+        chunk = batch_ngrams.batch_pairs(batch)
         # ROUGE-1 and ROUGE-2 share one count: orders 1 and 2 come from the same sort.
         found = batch.peek(key, "matches")
         if found is None or len(found) < n:
-            found = batch_ngrams.matches(batch_ngrams.layout(items, offsets, chunk), max(n, 2))
+            found = batch_ngrams.pair_matches(items, offsets, chunk, max(n, 2))
             if found is None:
                 return None
             batch.put(key, "matches", found)
@@ -408,7 +408,7 @@ class RougeL(RougeMetric[RougeOptions]):
         from goldgate.metrics import batch_lcs, batch_ngrams
 
         items, offsets = self._token_ids(batch)
-        chunk = batch_ngrams.pairs(batch.candidates, batch.references, batch.reference_offsets)
+        chunk = batch_ngrams.batch_pairs(batch)
         lcs = batch_lcs.lcs_lengths(
             items, offsets, chunk.candidates[chunk.example], chunk.references
         )

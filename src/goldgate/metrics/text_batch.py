@@ -8,6 +8,7 @@ share its result through :meth:`TextBatch.shared`.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from itertools import accumulate, chain
 from typing import Any
 
 
@@ -17,19 +18,16 @@ class TextBatch:
     __slots__ = ("_shared", "candidates", "reference_offsets", "references", "texts")
 
     def __init__(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> None:
-        index: dict[str, int] = {}
-        # setdefault hands out the next index to a text seen for the first time.
-        add = index.setdefault
-        self.candidates = [add(text, len(index)) for text in candidates]
-        flat: list[int] = []
-        offsets = [0]
-        for refs in references:
-            flat.extend([add(text, len(index)) for text in refs])
-            offsets.append(len(flat))
+        # Every loop below runs in C (map, accumulate, dict.fromkeys): a chunk has thousands
+        # of texts, and a Python-level loop over them is most of this constructor's time.
+        flat_texts = list(chain.from_iterable(references))
+        distinct = dict.fromkeys(chain(candidates, flat_texts))  # in order of first appearance
+        index = dict(zip(distinct, range(len(distinct)), strict=True))
+        self.candidates = list(map(index.__getitem__, candidates))
         #: reference indices of every example, one after another
-        self.references = flat
+        self.references = list(map(index.__getitem__, flat_texts))
         #: example i's references are ``references[reference_offsets[i]:reference_offsets[i+1]]``
-        self.reference_offsets = offsets
+        self.reference_offsets = [0, *accumulate(map(len, references))]
         #: the distinct texts, in order of first appearance
         self.texts = list(index)
         self._shared: dict[Hashable, dict[str, Any]] = {}

@@ -26,6 +26,7 @@ from goldgate.errors import InputError
 from goldgate.inputs import read_regular
 from goldgate.report.markdown import MARKER as COMMENT_MARKER
 from goldgate.report.markdown import prose
+from goldgate.report.view import gains
 from goldgate.result import (
     CheckStatus,
     ExampleResult,
@@ -213,7 +214,7 @@ def _worst_example(suite: SuiteResult, metric: str, tag: str | None = None) -> E
     higher = next((m.higher_is_better for m in suite.metrics if m.metric == metric), True)
     table = example_table(suite.examples)
     now, then = table.current(metric), table.baseline(metric)
-    worsened = np.flatnonzero((now - then) * (1.0 if higher else -1.0) < 0).tolist()
+    worsened = np.flatnonzero(gains(now, then, higher) < 0).tolist()
     worst, worst_delta = None, 0.0
     for position in worsened:
         if tag is not None and tag not in table.tags_at(position):

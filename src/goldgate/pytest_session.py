@@ -555,6 +555,7 @@ def worst_regressed(suite: SuiteResult, metrics: Sequence[str], limit: int) -> l
     """
     import numpy as np
 
+    from goldgate.report.view import gains
     from goldgate.result import example_table, gain
 
     higher = {m.metric: m.higher_is_better for m in suite.metrics}
@@ -562,7 +563,7 @@ def worst_regressed(suite: SuiteResult, metrics: Sequence[str], limit: int) -> l
     columns = {metric: (table.current(metric), table.baseline(metric)) for metric in metrics}
     fall = np.zeros(len(table))
     for metric, (now, then) in columns.items():
-        worsening = (then - now) * (1.0 if higher.get(metric, True) else -1.0)
+        worsening = -gains(now, then, higher.get(metric, True))
         fall = np.fmax(fall, np.where(worsening > 0, worsening, 0.0))
     fallen = np.flatnonzero(fall > 0)
     order = fallen[np.lexsort((fallen, -fall[fallen]))][:limit].tolist()

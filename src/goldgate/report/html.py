@@ -37,6 +37,7 @@ from goldgate.report.view import (
     build_view,
     example_rows,
     fmt_delta,
+    gains,
     round_points,
     slice_rule,
 )
@@ -204,7 +205,7 @@ def histograms(suite: SuiteResult) -> tuple[Histogram, ...]:
         # from the score columns, without a row per example: NaN where a score is absent
         now, then = table.current(summary.metric), table.baseline(summary.metric)
         paired = ~np.isnan(now) & ~np.isnan(then)
-        deltas = [round_points(d) for d in (now[paired] - then[paired]).tolist()]
+        deltas = [round_points(d) for d in gains(now[paired], then[paired], True).tolist()]
         if deltas:
             out.append(_histogram(summary.metric, deltas, summary.higher_is_better))
     return tuple(out)

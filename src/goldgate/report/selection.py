@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from goldgate.report.view import DIFF_CHARS, Moves, worst_regressed
+from goldgate.report.view import DIFF_CHARS, Moves, gains, worst_regressed
 from goldgate.result import ExampleResult, RunResult, SuiteResult
 
 #: a run with at most this many examples keeps them all in the HTML report
@@ -82,7 +82,7 @@ def _positions(suite: SuiteResult) -> set[int]:
     for name in names:
         now, then = moves.columns(name)
         direction = 1.0 if moves.higher.get(name, True) else -1.0
-        change = (now - then) * direction
+        change = gains(now, then, direction > 0)
         wrong, right = to_wrong.get(name, frozenset()), to_right.get(name, frozenset())
         worse: list[tuple[float, int]] = []
         better: list[tuple[float, int]] = []

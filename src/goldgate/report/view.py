@@ -20,6 +20,7 @@ from goldgate.result import (
     CheckStatus,
     ExampleResult,
     ExampleTable,
+    FloatColumn,
     Interval,
     MetricSummary,
     RunResult,
@@ -680,6 +681,15 @@ def _row_gain(row: MetricRow) -> float:
     return gain(row.delta_value or 0.0, row.higher_is_better)
 
 
+def gains(now: FloatColumn, then: FloatColumn, higher_is_better: bool) -> FloatColumn:
+    """Each example's change (not rounded), positive when better: ``gain(now - then)`` of
+    a column (NaN where a score is absent; a change past the largest float is infinite, as
+    Python's subtraction gives it, without a warning)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        change: FloatColumn = now - then
+    return change if higher_is_better else -change
+
+
 class Moves:
     """A suite's per-example changes, read from its examples' score columns.
 
@@ -691,10 +701,10 @@ class Moves:
     def __init__(self, suite: SuiteResult) -> None:
         self.table: ExampleTable = example_table(suite.examples)
         self.higher = directions(suite)
-        self._columns: dict[str, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = {}
+        self._columns: dict[str, tuple[FloatColumn, FloatColumn]] = {}
         self._flips: dict[bool, dict[str, frozenset[int]]] = {}
 
-    def columns(self, name: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    def columns(self, name: str) -> tuple[FloatColumn, FloatColumn]:
         """Scores on ``name`` now and at the baseline, by position (NaN where absent)."""
         if name not in self._columns:
             self._columns[name] = (self.table.current(name), self.table.baseline(name))
@@ -713,7 +723,7 @@ class Moves:
         found: set[int] = set()
         for name in metrics:
             now, then = self.columns(name)
-            change = (now - then) * (1.0 if self.higher.get(name, True) else -1.0)
+            change = gains(now, then, self.higher.get(name, True))
             # rounding never turns a change's sign: these are the only candidates
             candidates = np.flatnonzero(change < 0 if worse else change > 0).tolist()
             for position in candidates:

@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from goldgate.baseline import SuiteBaseline
-from goldgate.errors import ConfigError, first_of
+from goldgate.errors import ConfigError, MetricError, first_of
 from goldgate.metrics.base import Metric
 from goldgate.result import (
     CheckResult,
@@ -167,7 +167,7 @@ def example_scores(metric: Metric[Any], stats: FloatArray) -> FloatArray:
     always was, so that the order of the samples cannot change a bit of it.
     """
     samples, n = stats.shape[0], stats.shape[1]
-    per_sample = [_sample_scores(metric, stats[s]) for s in range(samples)]
+    per_sample = [sample_scores(metric, stats[s]) for s in range(samples)]
     if samples == 1:
         return per_sample[0]
     columns = np.stack(per_sample, axis=1).tolist()
@@ -181,16 +181,17 @@ def example_scores(metric: Metric[Any], stats: FloatArray) -> FloatArray:
 _SCORE_ROWS = 65_536
 
 
-def _sample_scores(metric: Metric[Any], stats: FloatArray) -> FloatArray:
+def sample_scores(metric: Metric[Any], stats: FloatArray) -> FloatArray:
+    """``metric.example_scores`` of one sample's ``(n, k)`` statistics, checked to be ``(n,)``."""
     n = stats.shape[0]
     out = np.empty(n, dtype=np.float64)
     for start in range(0, n, _SCORE_ROWS) if n else [0]:
         part = stats[start : start + _SCORE_ROWS]
         values = np.asarray(metric.example_scores(part), dtype=np.float64)
         if values.shape != (part.shape[0],):
-            raise ValueError(
-                f"{type(metric).__name__}.example_scores gave shape {values.shape} for"
-                f" {part.shape[0]} examples"
+            raise MetricError(
+                f"{type(metric).__name__}.example_scores gave an array of shape"
+                f" {values.shape} for {part.shape[0]} examples"
             )
         out[start : start + part.shape[0]] = values
     return out

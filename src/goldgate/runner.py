@@ -54,6 +54,7 @@ from goldgate.gate import (
     SuiteScores,
     combine_verdicts,
     evaluate_suite,
+    sample_scores,
     verdict_of,
 )
 from goldgate.golden_change import describe, removed_check, shared_baseline
@@ -687,15 +688,13 @@ def _check_plugin_scores(
     try:
         score = sample_score(metric, stats)
         metric.components(stats.sum(axis=(0, 1)).tolist())  # the reports and the baseline call it
-        worst = next(
-            (
-                (ids[i], value)
-                for row in stats
-                for i, value in enumerate(metric.example_score(r) for r in row.tolist())
-                if not math.isfinite(value)
-            ),
-            None,
-        )
+        worst = None
+        for sample in stats:  # every example's score at once, as the gate asks for them
+            values = sample_scores(metric, sample)
+            bad = np.flatnonzero(~np.isfinite(values))
+            if bad.size:
+                worst = (ids[int(bad[0])], float(values[bad[0]]))
+                break
     except GoldgateError:
         raise
     except Exception as exc:  # a plugin may raise anything

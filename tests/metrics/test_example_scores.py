@@ -237,3 +237,15 @@ def test_real_data_scores_equal_row_by_row(filename: str, names: list[str]) -> N
         assert_same_bits(scores, _row_by_row(metric, stats))
         # The data exercises more than one branch (exact match has only two values).
         assert len(np.unique(scores)) > (1 if metric.binary else 10), name
+
+
+def test_example_scores_of_the_wrong_shape_are_a_metric_error() -> None:
+    from goldgate.errors import MetricError
+    from goldgate.gate import sample_scores
+
+    class Broken(RougeL):
+        def example_scores(self, stats: FloatArray) -> FloatArray:
+            return np.zeros(len(stats) + 1)
+
+    with pytest.raises(MetricError, match=r"Broken.example_scores gave an array of shape \(3,\)"):
+        sample_scores(Broken(RougeL.Options()), np.zeros((2, 4)))  # type: ignore[arg-type]

@@ -202,7 +202,7 @@ class SuiteBaseline(_Model):
             if len(ids) == len(table.ids) and list(ids) == table.ids:
                 return full
             positions = np.fromiter((table.position[i] for i in ids), dtype=np.intp)
-            return full.take(positions)
+            return full.take(positions, view=False)
         rows = [self.examples[example_id].stats[spec] for example_id in ids]
         return (
             np.asarray(rows, dtype=np.float64)

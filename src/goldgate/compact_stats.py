@@ -32,12 +32,18 @@ class CompactStats:
 
     Column ``s * k + j`` holds ``stats[s, :, j]``: the layout of the bootstrap's flattened
     matrix, whose tiles :meth:`rows` gives without expanding the rest.
+
+    ``example_major`` records the memory order that the float64 array would have had: NumPy
+    lays out ``stats[:, indices]`` example by example, and a sum over samples and examples
+    together adds in memory order, so :meth:`expand` restores that order too (it matters
+    only with several samples, and only in the last bit).
     """
 
     samples: int
     n: int
     k: int
     columns: tuple[npt.NDArray[np.generic], ...]
+    example_major: bool = False
 
     @classmethod
     def of(cls, stats: FloatArray) -> CompactStats:
@@ -58,17 +64,25 @@ class CompactStats:
     def nbytes(self) -> int:
         return sum(column.nbytes for column in self.columns)
 
-    def take(self, indices: IndexArray) -> CompactStats:
-        """The examples at ``indices``; views, not copies, when they are a contiguous run."""
+    def take(self, indices: IndexArray, *, view: bool = True) -> CompactStats:
+        """The examples at ``indices`` (``stats[:, indices]``); views, not copies, when they
+        are a contiguous run and ``view`` is allowed."""
         size = len(indices)
-        first = int(indices[0]) if size else 0
-        if size and int(indices[-1]) - first == size - 1 and bool(np.all(np.diff(indices) == 1)):
+        if view and _is_run(indices):
+            first = int(indices[0])
             cut = slice(first, first + size)
-            return CompactStats(self.samples, size, self.k, tuple(c[cut] for c in self.columns))
-        return CompactStats(self.samples, size, self.k, tuple(c[indices] for c in self.columns))
+            columns = tuple(c[cut] for c in self.columns)
+            return CompactStats(self.samples, size, self.k, columns, self.example_major)
+        columns = tuple(c[indices] for c in self.columns)
+        return CompactStats(self.samples, size, self.k, columns, example_major=True)
 
     def expand(self) -> FloatArray:
         """The float64 ``(samples, n, k)`` array, equal bit for bit to the one compacted."""
+        if self.example_major:
+            major = np.empty((self.n, self.samples, self.k), dtype=np.float64)
+            for index, column in enumerate(self.columns):
+                major[:, index // self.k, index % self.k] = column
+            return major.transpose(1, 0, 2)
         out = np.empty((self.samples, self.n, self.k), dtype=np.float64)
         for index, column in enumerate(self.columns):
             out[index // self.k, :, index % self.k] = column
@@ -100,7 +114,12 @@ def take(stats: Statistics, indices: IndexArray) -> Statistics:
     """
     if isinstance(stats, CompactStats):
         return stats.take(indices)
-    n = len(indices)
-    if n and int(indices[-1]) - int(indices[0]) == n - 1 and bool(np.all(np.diff(indices) == 1)):
-        return stats[:, int(indices[0]) : int(indices[0]) + n]
+    if _is_run(indices):
+        return stats[:, int(indices[0]) : int(indices[0]) + len(indices)]
     return stats[:, indices]
+
+
+def _is_run(indices: IndexArray) -> bool:
+    """Whether ``indices`` are consecutive ascending positions (at least one)."""
+    n = len(indices)
+    return bool(n and int(indices[-1]) - int(indices[0]) == n - 1 and np.all(np.diff(indices) == 1))

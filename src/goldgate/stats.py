@@ -261,15 +261,19 @@ def compare_many(
 
 def _one_level_scores(
     pairs: Sequence[tuple[Metric[Any], Statistics, Statistics]],
-    blocks: Sequence[Block],
+    blocks: Sequence[Block] | FloatArray,
     *,
     resamples: int,
     seed: int,
 ) -> list[tuple[FloatArray, FloatArray]]:
     """Per-resample scores of both sides, resampling examples only (one product per block).
 
-    ``blocks`` are the sides' flattened statistics in order.
+    ``blocks`` are the sides' flattened statistics in order, or all of them side by side.
     """
+    if isinstance(blocks, np.ndarray):
+        widths = [side.shape[0] * side.shape[2] for _, c, b in pairs for side in (c, b)]
+        edges = np.cumsum([0, *widths])
+        blocks = [blocks[:, edges[i] : edges[i + 1]] for i in range(len(widths))]
     totals = iter(resampled_totals_many(blocks, resamples=resamples, seed=seed))
     scored = []
     for metric, current, baseline in pairs:

@@ -17,7 +17,7 @@ changed example and metric.
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import json
 import math
 import weakref
@@ -33,6 +33,8 @@ from goldgate.atomic import write_text_atomic
 from goldgate.errors import BaselineError, first_of
 from goldgate.gitinfo import GitFailed as _GitFailed
 from goldgate.gitinfo import git as _git
+from goldgate.goldens import RecordDigests
+from goldgate.goldens import record_digest as record_digest
 from goldgate.inputs import MAX_NESTING, read_regular
 from goldgate.metrics.base import Metric
 from goldgate.packed import (
@@ -112,9 +114,16 @@ class _Table:
 
     ids: list[str]
     position: dict[str, int]
-    digests: list[str]
+    #: each example's digest as 8 raw bytes, in the order of ``ids``
+    digest_bytes: bytes
     stats: dict[str, FloatArray]  # spec -> (samples, n, k)
     outputs: list[list[str]] | None = None  # decoded on first use
+
+    @functools.cached_property
+    def digests(self) -> list[str]:
+        """Each example's digest as 16 hex digits, in the order of ``ids``."""
+        hexed = self.digest_bytes.hex()
+        return [hexed[16 * index : 16 * index + 16] for index in range(len(self.ids))]
 
 
 # Decoded tables live beside the models, not in them: pydantic compares private attributes
@@ -161,6 +170,12 @@ class SuiteBaseline(_Model):
         """Whether ``example_id`` was blessed."""
         table = self._table()
         return example_id in (table.position if table is not None else self.examples)
+
+    def same_digests(self, digests: RecordDigests) -> bool:
+        """Whether the blessed ids and digests are ``digests``, in the same order (packed
+        suites only: a quick test; False says nothing)."""
+        table = self._table()
+        return table is not None and table.digest_bytes == digests.raw and table.ids == digests.ids
 
     def digests(self) -> dict[str, str]:
         """id → digest of every blessed example."""
@@ -318,8 +333,6 @@ def _decode_table(suite: SuiteBaseline) -> _Table:
     raw = unpack_bytes(packed.digests.data, packed.digests.sha256, "digests")
     if len(raw) != 8 * n:
         raise PackError(f"digests: {len(raw)} bytes, expected {8 * n}")
-    hexed = raw.hex()
-    digests = [hexed[16 * index : 16 * index + 16] for index in range(n)]
     stats = {}
     for spec, block in packed.stats.items():
         metric = suite.metrics.get(spec)
@@ -336,7 +349,7 @@ def _decode_table(suite: SuiteBaseline) -> _Table:
     missing = [spec for spec in suite.metrics if spec not in stats]
     if missing:
         raise PackError(f"no statistics for metric {missing[0]!r}")
-    return _Table(ids=ids, position=position, digests=digests, stats=stats)
+    return _Table(ids=ids, position=position, digest_bytes=raw, stats=stats)
 
 
 def _decode_outputs(packed: PackedExamples, ids: Sequence[str]) -> list[list[str]]:
@@ -352,18 +365,6 @@ class Baseline(_Model):
     schema_version: Literal["goldgate.baseline/1", "goldgate.baseline/2"] = BASELINE_SCHEMA_VERSION
     goldgate_version: str
     suites: dict[str, SuiteBaseline]
-
-
-#: one encoder for every digest: json.dumps with options builds a new one per call
-_DIGEST_ENCODER = json.JSONEncoder(
-    sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str
-)
-
-
-def record_digest(input_value: Any, references: Sequence[str], tags: Sequence[str]) -> str:
-    """A short, stable hash of one golden record's content (not its id, line or meta)."""
-    canonical = _DIGEST_ENCODER.encode([input_value, list(references), sorted(tags)])
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
 def strip_nrefs(signature: str) -> str:
@@ -652,6 +653,8 @@ def _check_examples_match(
 ) -> None:
     # Only a hand edit or a bad merge gets here: the hash says the goldens are the same, yet
     # the examples differ, and the gate would silently pair a subset of them.
+    if isinstance(digests, RecordDigests) and suite_baseline.same_digests(digests):
+        return
     blessed = suite_baseline.digests()
     if blessed == digests:
         return

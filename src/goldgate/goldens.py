@@ -22,14 +22,25 @@ import hashlib
 import io
 import json
 import re
-from collections.abc import Iterator
+import weakref
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
+from json.encoder import encode_basestring
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from goldgate._yaml import load_yaml_with_lines
 from goldgate.errors import GoldenSetError, GoldgateError, did_you_mean
-from goldgate.inputs import loads_json, read_regular
+from goldgate.inputs import (
+    MAX_NESTING,
+    free_of_duplicates,
+    loads_json,
+    nesting,
+    paused_gc,
+    read_regular,
+)
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -41,6 +52,10 @@ _NUMBERED_REFERENCE = re.compile(r"^references?_?\d+$")
 TAG_SEPARATOR = "|"
 
 
+#: the ``meta`` of every record without one: shared, and read-only so that sharing is safe
+NO_META: Mapping[str, Any] = MappingProxyType({})
+
+
 @dataclass(frozen=True, slots=True)
 class GoldenRecord:
     """One golden example; ``line`` is its 1-based line (JSONL, CSV) or item number (YAML)."""
@@ -49,7 +64,7 @@ class GoldenRecord:
     input: Any
     references: tuple[str, ...]
     tags: tuple[str, ...] = ()
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=lambda: NO_META)
     line: int = 0
 
 
@@ -66,6 +81,27 @@ class GoldenSet:
         """Records keyed by id, in file order."""
         return {record.id: record for record in self.records}
 
+    def digest_bytes(self) -> bytes:
+        """Each record's :func:`record_digest` as 8 raw bytes, in record order.
+
+        Computed once per set (reading a golden set computes it beside the content hash);
+        kept in the instance, not a field, so that ``replace(golden, records=...)`` never
+        carries digests of other records.
+        """
+        cached: bytes | None = self.__dict__.get("_digest_bytes")
+        if cached is None:
+            cached = _hashes(self.records)[1]
+            object.__setattr__(self, "_digest_bytes", cached)
+        return cached
+
+    def digests(self) -> RecordDigests:
+        """id → :func:`record_digest` of every record, in record order (computed once)."""
+        cached: RecordDigests | None = self.__dict__.get("_digests")
+        if cached is None:
+            cached = RecordDigests([record.id for record in self.records], self.digest_bytes())
+            object.__setattr__(self, "_digests", cached)
+        return cached
+
     def tags(self) -> list[str]:
         """Every tag used in the set, sorted."""
         return sorted({tag for record in self.records for tag in record.tags})
@@ -74,35 +110,148 @@ class GoldenSet:
         return len(self.records)
 
 
-#: records hashed per encoder call: bounded memory, the C encoder's speed
+class RecordDigests(Mapping[str, str]):
+    """id → :func:`record_digest` (16 hex digits) of a golden set's records, in their order.
+
+    Kept as the ids and the digests' raw bytes (8 per record); the mapping of hex strings
+    is built on the first lookup. Comparing with a baseline that stored the same ids in
+    the same order compares ``raw`` with its bytes, and builds nothing.
+    """
+
+    def __init__(self, ids: list[str], raw: bytes) -> None:
+        if len(raw) != 8 * len(ids):
+            raise ValueError(f"{len(raw)} digest bytes for {len(ids)} ids")
+        self.ids = ids
+        self.raw = raw
+        self._by_id: dict[str, str] | None = None
+
+    def _table(self) -> dict[str, str]:
+        if self._by_id is None:
+            hexed = self.raw.hex()
+            self._by_id = {
+                record_id: hexed[16 * index : 16 * index + 16]
+                for index, record_id in enumerate(self.ids)
+            }
+        return self._by_id
+
+    def of(self, ids: Sequence[str]) -> list[str] | None:
+        """The digests of ``ids``, in that order; None when one of them is not here."""
+        if len(ids) == len(self.ids) and list(ids) == self.ids:
+            hexed = self.raw.hex()
+            return [hexed[16 * index : 16 * index + 16] for index in range(len(ids))]
+        table = self._table()
+        try:
+            return [table[record_id] for record_id in ids]
+        except KeyError:
+            return None
+
+    def __getitem__(self, record_id: str) -> str:
+        return self._table()[record_id]
+
+    def __contains__(self, record_id: object) -> bool:
+        return record_id in self._table()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+
+#: records hashed per update of the whole set's hash: bounded memory
 _HASH_BATCH = 4096
+#: the canonical JSON of every hash: sorted keys, no spaces, text as itself
+_CONTENT_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+#: a record digest's, which also writes what JSON cannot hold (a YAML date) as text
+_DIGEST_ENCODER = json.JSONEncoder(
+    sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str
+)
 
 
-def content_hash(records: tuple[GoldenRecord, ...] | list[GoldenRecord]) -> str:
+#: a record in the content hash (keys sorted) and in its digest, from JSON pieces
+_CONTENT = '{"id":%s,"input":%s,"references":[%s],"tags":[%s]}'
+_CANONICAL = "[%s,[%s],[%s]]"
+
+
+def content_hash(records: Sequence[GoldenRecord]) -> str:
     """``sha256:<hex>`` of a canonical JSON of the records' id, input, references and tags.
 
     The canonical text is the JSON list of ``{"id", "input", "references", "tags"}`` objects
     sorted by id (sorted keys, no spaces); it is fed to the hash a batch of records at a
     time, so a million-record set never holds it whole.
     """
-    encoder = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    ordered = sorted(records, key=lambda record: record.id)
-    digest = hashlib.sha256(b"[")
-    for start in range(0, len(ordered), _HASH_BATCH):
-        batch = [
-            {
-                "id": record.id,
-                "input": record.input,
-                "references": list(record.references),
-                "tags": sorted(record.tags),
-            }
-            for record in ordered[start : start + _HASH_BATCH]
-        ]
-        # "[a,b]" → "a,b": the items of the whole list's JSON, joined by the same separator
-        text = encoder.encode(batch)[1:-1]
-        digest.update(("," + text if start else text).encode("utf-8"))
-    digest.update(b"]")
-    return "sha256:" + digest.hexdigest()
+    return _hashes(records)[0]
+
+
+def record_digest(input_value: Any, references: Sequence[str], tags: Sequence[str]) -> str:
+    """A short, stable hash of one golden record's content (not its id, line or meta): the
+    first 16 hex digits of the SHA-256 of the canonical JSON ``[input, references, tags]``
+    (tags sorted)."""
+    canonical = _DIGEST_ENCODER.encode([input_value, list(references), sorted(tags)])
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def _hashes(records: Sequence[GoldenRecord]) -> tuple[str, bytes]:
+    """The :func:`content_hash` of ``records`` and each one's :func:`record_digest` (8 raw
+    bytes each, in record order), in one pass over their canonical JSON.
+
+    Both texts are built from the same pieces: each string is written by the encoder's own
+    string encoder (what the C encoder writes inside a list or object), so the text is the
+    encoder's, byte for byte, without building a dict and a list per record for it.
+    """
+    ids = [record.id for record in records]
+    ascending = all(map(str.__lt__, ids, ids[1:])) if all(type(i) is str for i in ids) else False
+    order: Sequence[int] = (
+        range(len(ids)) if ascending else sorted(range(len(ids)), key=ids.__getitem__)
+    )
+    digests = [b""] * len(ids)
+    whole = hashlib.sha256(b"[")
+    sha256 = hashlib.sha256
+    text_of = encode_basestring
+    #: the JSON items of each distinct tuple of tags (sets use a few), sorted
+    tag_texts: dict[tuple[str, ...], str] = {}
+    for start in range(0, len(order), _HASH_BATCH):
+        parts = []
+        for index in order[start : start + _HASH_BATCH]:
+            record = records[index]
+            value = record.input
+            tags = record.tags
+            try:
+                if type(value) is str:
+                    content_input = digest_input = text_of(value)
+                else:
+                    content_input = _CONTENT_ENCODER.encode(value)
+                    digest_input = _DIGEST_ENCODER.encode(value)
+                references = ",".join(map(text_of, record.references))
+                tags_text = tag_texts.get(tags)
+                if tags_text is None:
+                    tags_text = tag_texts[tags] = ",".join(map(text_of, sorted(tags)))
+                content = _CONTENT % (text_of(record.id), content_input, references, tags_text)
+                canonical = _CANONICAL % (digest_input, references, tags_text)
+            except TypeError:  # not text where text belongs (records built by hand): the
+                # encoders themselves write it, or refuse it as they always did
+                content, canonical = _canonical_texts(record)
+            parts.append(content)
+            digests[index] = sha256(canonical.encode("utf-8")).digest()[:8]
+        # the items of the whole list's JSON, joined by the same separator
+        text = ",".join(parts)
+        whole.update(("," + text if start else text).encode("utf-8"))
+    whole.update(b"]")
+    return "sha256:" + whole.hexdigest(), b"".join(digests)
+
+
+def _canonical_texts(record: GoldenRecord) -> tuple[str, str]:
+    """A record's piece of the content hash's text and its digest's text, by the encoders."""
+    content = _CONTENT_ENCODER.encode(
+        {
+            "id": record.id,
+            "input": record.input,
+            "references": list(record.references),
+            "tags": sorted(record.tags),
+        }
+    )
+    digest = _DIGEST_ENCODER.encode([record.input, list(record.references), sorted(record.tags)])
+    return content, digest
 
 
 def is_dataset(location: str) -> bool:
@@ -121,26 +270,43 @@ def load_goldens(path: Path, suite: str) -> GoldenSet:
     if suffix not in JSONL_SUFFIXES + YAML_SUFFIXES + CSV_SUFFIXES + PARQUET_SUFFIXES:
         known = ", ".join(JSONL_SUFFIXES + YAML_SUFFIXES + CSV_SUFFIXES + PARQUET_SUFFIXES)
         raise GoldenSetError(f"{path}: unknown golden set format {suffix!r} (use {known})")
-    raw: _Raw
-    if suffix in PARQUET_SUFFIXES:
-        raw = _read_parquet(path)
-    else:
-        text = read_utf8(path, GoldenSetError, what="golden set")
-        if suffix in JSONL_SUFFIXES:
-            raw = _read_jsonl(text, path)
-        elif suffix in YAML_SUFFIXES:
-            raw = _read_yaml(text, path)
+    with paused_gc():
+        if suffix in PARQUET_SUFFIXES:
+            records, seen = validated_records(_read_parquet(path), path)
         else:
-            raw = _read_csv(text, path)
-    records, seen = validated_records(raw, path)
-    if not records:
-        raise GoldenSetError(f"{path}: the golden set is empty")
-    frozen = tuple(records)
-    try:
-        digest = content_hash(frozen)
-    except UnicodeEncodeError:
-        raise _surrogate_error(frozen, path, seen) from None
-    return GoldenSet(suite=suite, path=path, records=frozen, content_hash=digest)
+            text = read_utf8(path, GoldenSetError, what="golden set")
+            if suffix in JSONL_SUFFIXES:
+                records, seen = _jsonl_records(text, path)
+            elif suffix in YAML_SUFFIXES:
+                records, seen = validated_records(_read_yaml(text, path), path)
+            else:
+                records, seen = validated_records(_read_csv(text, path), path)
+            del text
+        if not records:
+            raise GoldenSetError(f"{path}: the golden set is empty")
+        frozen = tuple(records)
+        del records
+        try:
+            digest, digests = _hashes(frozen)
+        except UnicodeEncodeError:
+            raise _surrogate_error(frozen, path, seen) from None
+    golden = GoldenSet(suite=suite, path=path, records=frozen, content_hash=digest)
+    object.__setattr__(golden, "_digest_bytes", digests)
+    _LOADED[digest] = golden
+    return golden
+
+
+#: golden sets read by this process and still in use, by content hash
+_LOADED: weakref.WeakValueDictionary[str, GoldenSet] = weakref.WeakValueDictionary()
+
+
+def loaded_digests(golden_hash: str) -> RecordDigests | None:
+    """The record digests of a golden set with this content hash that this process read
+    and still holds, else None. The content hash covers every record's id, input,
+    references and tags, and nothing else goes into a digest: the same hash, the same
+    digests, so a run's history need not compute them again."""
+    golden = _LOADED.get(golden_hash)
+    return golden.digests() if golden is not None else None
 
 
 def validated_records(raw: _Raw, path: Path | str) -> tuple[list[GoldenRecord], dict[str, int]]:
@@ -204,6 +370,88 @@ def decode_utf8(data: bytes, label: str, error: type[GoldgateError]) -> str:
 _Raw = Iterator[tuple[int, int, Any]]
 
 
+#: the fields of a record that the quick path of :func:`_jsonl_records` reads
+_QUICK_KEYS = frozenset(("id", "input", "references", "tags"))
+
+
+def _jsonl_records(text: str, path: Path) -> tuple[list[GoldenRecord], dict[str, int]]:
+    """:func:`validated_records` of a JSON Lines golden set, with a quick path for the usual
+    record (text id, input, references and tags, nothing else) that makes the same record
+    :func:`_record` would; any other record goes through :func:`_record`, which words every
+    problem as it always has."""
+    records: list[GoldenRecord] = []
+    seen: dict[str, int] = {}
+    #: one object per distinct tag and per distinct tuple of tags, however many records
+    #: carry it (a str never equals a tuple: one dict holds both)
+    shared: dict[Any, Any] = {}
+    for numbers, values in json_line_batches(text, str(path), GoldenSetError):
+        for number, data in zip(numbers, values, strict=True):
+            record = _quick_record(data, number, shared)
+            if record is None:
+                record = _record(data, path, number, number)
+            if record.id in seen:
+                raise GoldenSetError(
+                    f"{path}:{number}: duplicate id {record.id!r} (first on line {seen[record.id]})"
+                )
+            seen[record.id] = number
+            records.append(record)
+    return records, seen
+
+
+def _quick_record(data: Any, number: int, shared: dict[Any, Any]) -> GoldenRecord | None:
+    """The record :func:`_record` would make of ``data`` when it is the usual one, else None."""
+    if type(data) is not dict or not data.keys() <= _QUICK_KEYS:
+        return None
+    record_id = data.get("id")
+    value = data.get("input")
+    references = data.get("references")
+    tags = data.get("tags")
+    if (
+        type(record_id) is not str
+        or not record_id
+        or record_id.strip() != record_id
+        or type(value) is not str
+        or type(references) is not list
+        or not references
+    ):
+        return None
+    for reference in references:
+        if type(reference) is not str or not reference.strip():
+            return None
+    kept: tuple[str, ...] = ()
+    if tags is not None:
+        if type(tags) is not list:
+            return None
+        stripped = []
+        for tag in tags:
+            if type(tag) is not str:
+                return None
+            tag = tag.strip()
+            if not tag:
+                return None
+            stripped.append(shared.setdefault(tag, tag))
+        kept = tuple(dict.fromkeys(stripped))
+        kept = shared.setdefault(kept, kept)
+    record = _UnfrozenRecord(record_id, value, tuple(references), kept, NO_META, number)
+    record.__class__ = GoldenRecord  # type: ignore[assignment]
+    return record  # type: ignore[return-value]
+
+
+@dataclass(slots=True)
+class _UnfrozenRecord:
+    """:class:`GoldenRecord`'s very layout, not frozen: the quick path builds a record as
+    this (a frozen dataclass sets each field through ``object.__setattr__``, three times
+    slower, a second per million records) and then makes it a GoldenRecord, which Python
+    allows between classes of the same slots."""
+
+    id: str
+    input: Any
+    references: tuple[str, ...]
+    tags: tuple[str, ...]
+    meta: Mapping[str, Any]
+    line: int
+
+
 def _read_jsonl(text: str, path: Path | str) -> _Raw:
     for number, (line_number, data) in enumerate(json_lines(text, str(path), GoldenSetError), 1):
         yield line_number, number, data
@@ -212,11 +460,103 @@ def _read_jsonl(text: str, path: Path | str) -> _Raw:
 def json_lines(text: str, label: str, error: type[GoldgateError]) -> Iterator[tuple[int, Any]]:
     """``(line, value)`` of every non-blank line of a JSON Lines text read from ``label``;
     a line that is not JSON is ``error`` naming ``label:line``."""
+    for numbers, values in json_line_batches(text, label, error):
+        yield from zip(numbers, values, strict=True)
+
+
+def json_line_batches(
+    text: str, label: str, error: type[GoldgateError]
+) -> Iterator[tuple[Sequence[int], list[Any]]]:
+    """:func:`json_lines` a batch at a time: the line numbers and the values of the
+    non-blank lines of about :data:`_BATCH_CHARS` characters.
+
+    Each value is what :func:`~goldgate.inputs.loads_json` gives for its line (the same
+    value, or the same error, raised when its batch is reached); lines that are one object
+    each are parsed a batch in one call (see :func:`_batch_objects`), the rest one by one.
+    """
     # Split on "\n" only: str.splitlines also breaks at U+2028 and friends, which JSON strings
-    # may hold raw.
-    for number, line in enumerate(split_lines(text), start=1):
-        if line.strip():
-            yield number, loads_json(line, f"{label}:{number}", error)
+    # may hold raw. A final newline ends the last line; it does not start a blank one.
+    body = text[:-1] if text.endswith("\n") else text
+    number = 0
+    for chunk in _chunks(body):
+        lines = chunk.split("\n")
+        first = number + 1
+        number += len(lines)
+        values = _batch_objects(chunk, lines)
+        if values is not None and _UNPARSED not in values:
+            yield range(first, number + 1), values
+            continue
+        numbers: list[int] = []
+        parsed: list[Any] = []
+        for offset, line in enumerate(lines):
+            value = values[offset] if values is not None else _UNPARSED
+            if value is _UNPARSED:
+                if not line.strip():
+                    continue
+                try:
+                    value = loads_json(line, f"{label}:{first + offset}", error)
+                except GoldgateError:
+                    # the lines before it first: a problem in one of them is reported first
+                    yield numbers, parsed
+                    raise
+            numbers.append(first + offset)
+            parsed.append(value)
+        yield numbers, parsed
+
+
+#: about how many characters of JSON Lines are parsed in one call
+_BATCH_CHARS = 1 << 20
+#: a line of a batch that must be parsed on its own
+_UNPARSED: Any = object()
+
+
+def _chunks(text: str) -> Iterator[str]:
+    """``text`` cut at newlines into pieces of about :data:`_BATCH_CHARS` characters."""
+    start = 0
+    while True:
+        end = text.find("\n", start + _BATCH_CHARS)
+        if end < 0:
+            yield text[start:]
+            return
+        yield text[start:end]
+        start = end + 1
+
+
+def _batch_objects(chunk: str, lines: list[str]) -> list[Any] | None:
+    """The value of each line of ``chunk`` (``lines``, its lines) parsed in one ``json`` call,
+    or None when that cannot be proved to equal parsing each line on its own; an item is
+    :data:`_UNPARSED` where a repeated key cannot be ruled out.
+
+    The lines are joined as ``[line,\\nline,...]``. When that parses to as many objects as
+    lines, every line starts with ``{`` and the batch holds no other ``{`` (counted), each
+    line's value is its object: JSON strings cannot hold a raw newline, so each line's ``{``
+    opens an object; there are no other objects, so none nests in another, each item of the
+    list is one of them and starts a line, and a line's object is all the line holds (but
+    blanks after it, which a line on its own may have too).
+    """
+    n = len(lines)
+    if not chunk.startswith("{") or chunk.count("\n{") != n - 1 or chunk.count("{") != n:
+        return None
+    try:
+        values: list[Any] = json.loads("[" + ",\n".join(lines) + "]")
+    except (ValueError, RecursionError):  # the lines one by one find the first problem
+        return None
+    if len(values) != n or set(map(type, values)) != {dict}:
+        return None
+    # No object nests in another, so each line's colons are at least its keys; equal totals
+    # mean equal counts for each line, and no key was repeated (see free_of_duplicates).
+    if chunk.count(":") != sum(map(len, values)):
+        for index, line in enumerate(lines):
+            if line.count(":") != len(values[index]) and not free_of_duplicates(
+                line, values[index]
+            ):
+                values[index] = _UNPARSED
+    if chunk.count("[") + 1 > MAX_NESTING:
+        # as loads_json does: only a line with that many brackets can nest too deep
+        for index, brackets in enumerate(map(str.count, lines, repeat("["))):
+            if brackets + 1 > MAX_NESTING and nesting(values[index]) > MAX_NESTING:
+                values[index] = _UNPARSED
+    return values
 
 
 def split_lines(text: str) -> Iterator[str]:
@@ -416,10 +756,10 @@ def _tags(data: dict[str, Any], where: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(tags))
 
 
-def _meta(data: dict[str, Any], where: str) -> dict[str, Any]:
+def _meta(data: dict[str, Any], where: str) -> Mapping[str, Any]:
     value = data.get("meta")
     if value is None:
-        return {}
+        return NO_META
     if not isinstance(value, dict):
         raise GoldenSetError(f"{where}: 'meta' must be an object, got {_kind(value)}")
     return value

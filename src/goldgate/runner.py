@@ -32,7 +32,6 @@ from goldgate.baseline import (
     SuiteBaseline,
     read_baseline,
     read_baseline_at_ref,
-    record_digest,
     strip_nrefs,
     verify_scores,
     verify_suite,
@@ -1079,11 +1078,8 @@ def select_suites(config: Config, suites: Sequence[str] | None) -> list[str]:
     return [name for name in config.suites if name in set(suites)]
 
 
-def _digests(golden: GoldenSet) -> dict[str, str]:
-    return {
-        record.id: record_digest(record.input, record.references, record.tags)
-        for record in golden.records
-    }
+def _digests(golden: GoldenSet) -> Mapping[str, str]:
+    return golden.digests()  # computed once per golden set, as it was read
 
 
 def failed_suite(config: Config, name: str, error: str) -> SuiteResult:

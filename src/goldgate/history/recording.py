@@ -6,9 +6,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from goldgate.baseline import record_digest
 from goldgate.config import Config
 from goldgate.gitinfo import WorkTree, work_tree
+from goldgate.goldens import loaded_digests, record_digest
 from goldgate.history.store import MetricRecord, RunRecord, SuiteRecord, append_safely
 from goldgate.result import CheckStatus, ExampleTable, RunResult, SuiteResult, example_table
 
@@ -67,7 +67,7 @@ def run_record(
                 suite.name,
                 suite.verdict.value,
                 ids=tuple(table.ids) if keep else (),
-                digests=_digests(table) if keep else (),
+                digests=_digests(suite, table) if keep else (),
             )
         )
         statuses = _statuses(suite)
@@ -118,7 +118,13 @@ def record_run(result: RunResult, config: Config, *, source: str = "run") -> lis
     return warnings
 
 
-def _digests(table: ExampleTable) -> tuple[str, ...]:
+def _digests(suite: SuiteResult, table: ExampleTable) -> tuple[str, ...]:
+    # The golden set just read has them already (the same content hash, the same digests).
+    known = loaded_digests(suite.golden_hash)
+    if known is not None:
+        digests = known.of(table.ids)
+        if digests is not None:
+            return tuple(digests)
     return tuple(record_digest(*fields) for fields in table.golden_fields())
 
 

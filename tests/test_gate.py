@@ -335,3 +335,71 @@ def test_order_of_the_golden_file_does_not_matter(
     assert reordered.verdict is straight.verdict
     if now == was:
         assert straight.verdict is Verdict.PASS
+
+
+@pytest.mark.parametrize("tiled", [False, True])
+def test_threads_measure_the_suite_and_slices_exactly_as_one_thread(
+    tiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goldgate import stats
+
+    if tiled:  # the large-set path, small enough for a test
+        monkeypatch.setattr(stats, "_TILED_ABOVE", 50)
+        monkeypatch.setattr(stats, "_TILE", 23)
+    rng = random.Random(7)
+    n = 240
+    now = scored(
+        {
+            "accuracy": right_wrong([rng.random() < 0.7 for _ in range(n)]),
+            "overlap": [(rng.random(), 1.0) for _ in range(n)],
+        },
+        tags=[
+            [rng.choice("abc")] + ([rng.choice("de")] if rng.random() < 0.3 else [])
+            for _ in range(n)
+        ],
+    )
+    # Ids out of order and a baseline without some of them: groups are not contiguous runs.
+    order = list(range(n))
+    rng.shuffle(order)
+    now = SuiteScores(
+        name=now.name,
+        ids=tuple(now.ids[i] for i in order),
+        tags=tuple(now.tags[i] for i in order),
+        metrics=tuple(
+            MetricScores(m.spec, m.metric, m.signature, m.stats[:, order]) for m in now.metrics
+        ),
+    )
+    then = scored(
+        {
+            "accuracy": right_wrong([rng.random() < 0.75 for _ in range(n)]),
+            "overlap": [(rng.random(), 1.0) for _ in range(n)],
+        }
+    )
+    blessed = baseline_of(then)
+    for gone in ("ex-003", "ex-100", "ex-200"):
+        del blessed.examples[gone]
+    rules = {
+        "accuracy": Rule(max_drop=1.0, max_flips=5, slices=True),
+        "overlap": Rule(max_drop=1.0, slices=True),
+    }
+    one, three = (
+        evaluate_suite(now, blessed, rules, Significance(resamples=200), jobs=jobs)
+        for jobs in (1, 3)
+    )
+    assert len(one.slices) == 5
+    assert [m.model_dump() for m in three.metrics] == [m.model_dump() for m in one.metrics]
+    assert [s.model_dump() for s in three.slices] == [s.model_dump() for s in one.slices]
+    assert [c.model_dump() for c in three.checks] == [c.model_dump() for c in one.checks]
+    assert three.flipped_to_wrong == one.flipped_to_wrong and one.flipped_to_wrong["accuracy"]
+    assert three.flipped_to_right == one.flipped_to_right
+    assert one.metrics[0].interval is not None
+    # Baseline scores by suite position (for result rows) agree with those by id.
+    paired = one.baseline_scores["overlap"]
+    for index, example_id in enumerate(now.ids):
+        position = int(one.paired_at[index])
+        if example_id in ("ex-003", "ex-100", "ex-200"):
+            assert position == -1 and example_id not in paired
+        else:
+            assert paired.values_array[position] == paired[example_id]
+            assert paired.position[example_id] == position
+    assert one.scores["overlap"].shape == (n,)

@@ -19,12 +19,22 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from goldgate import console
 from goldgate.errors import InputError
 from goldgate.inputs import read_regular
 from goldgate.report.markdown import MARKER as COMMENT_MARKER
 from goldgate.report.markdown import prose
-from goldgate.result import CheckStatus, ExampleResult, RunResult, SuiteResult, gain
+from goldgate.report.view import gains
+from goldgate.result import (
+    CheckStatus,
+    ExampleResult,
+    RunResult,
+    SuiteResult,
+    example_table,
+    gain,
+)
 
 #: GitHub rejects comment bodies over 65,536 characters.
 MAX_COMMENT_CHARS = 65_000
@@ -197,20 +207,22 @@ def report_url(environ: Mapping[str, str]) -> str | None:
 
 
 def _worst_example(suite: SuiteResult, metric: str, tag: str | None = None) -> ExampleResult | None:
-    """The example (of the ``tag`` slice, if given) whose ``metric`` worsened most, if any."""
+    """The example (of the ``tag`` slice, if given) whose ``metric`` worsened most, if any.
+
+    Read from the score columns; only the examples that worsened are looked at one by one.
+    """
     higher = next((m.higher_is_better for m in suite.metrics if m.metric == metric), True)
+    table = example_table(suite.examples)
+    now, then = table.current(metric), table.baseline(metric)
+    worsened = np.flatnonzero(gains(now, then, higher) < 0).tolist()
     worst, worst_delta = None, 0.0
-    for example in suite.examples:
-        if tag is not None and tag not in example.tags:
+    for position in worsened:
+        if tag is not None and tag not in table.tags_at(position):
             continue
-        before = example.baseline_scores.get(metric)
-        now = example.scores.get(metric)
-        if before is None or now is None:
-            continue
-        change = gain(now - before, higher)
+        change = gain(float(now[position]) - float(then[position]), higher)
         if change < worst_delta:
-            worst, worst_delta = example, change
-    return worst
+            worst, worst_delta = position, change
+    return None if worst is None else table[worst]
 
 
 def _repository_path(goldens: str, root: Path | None, workspace: Path | None) -> str:

@@ -549,37 +549,51 @@ def suite_heading(suite: SuiteResult) -> str:
 
 
 def worst_regressed(suite: SuiteResult, metrics: Sequence[str], limit: int) -> list[str]:
-    """The examples that worsened most from the baseline on ``metrics``, with their texts."""
-    from goldgate.result import gain
+    """The examples that worsened most from the baseline on ``metrics``, with their texts.
+
+    Ranked from the score columns: texts (rows) are read only for the examples shown.
+    """
+    import numpy as np
+
+    from goldgate.report.view import gains
+    from goldgate.result import example_table, gain
 
     higher = {m.metric: m.higher_is_better for m in suite.metrics}
+    table = example_table(suite.examples)
+    columns = {metric: (table.current(metric), table.baseline(metric)) for metric in metrics}
+    fall = np.zeros(len(table))
+    for metric, (now, then) in columns.items():
+        worsening = -gains(now, then, higher.get(metric, True))
+        fall = np.fmax(fall, np.where(worsening > 0, worsening, 0.0))
+    fallen = np.flatnonzero(fall > 0)
+    order = fallen[np.lexsort((fallen, -fall[fallen]))][:limit].tolist()
     ranked: list[tuple[float, int, list[str]]] = []
-    for position, example in enumerate(suite.examples):
+    for position in order:
         moves = []
-        fall = 0.0
-        for metric in metrics:
-            now = example.scores.get(metric)
-            then = example.baseline_scores.get(metric)
-            if now is None or then is None:
-                continue
-            worsening = -gain(now - then, higher.get(metric, True))
-            if worsening <= 0:
-                continue
-            fall = max(fall, worsening)
-            moves.append(f"{metric} {then:.2f} → {now:.2f}")
-        if moves:
-            ranked.append((-fall, position, _example_lines(suite, example, ", ".join(moves))))
-    return _shown(ranked, limit)
+        for metric, (now, then) in columns.items():
+            cur, base = float(now[position]), float(then[position])
+            if -gain(cur - base, higher.get(metric, True)) > 0:  # false where one is NaN
+                moves.append(f"{metric} {base:.2f} → {cur:.2f}")
+        lines = _example_lines(suite, table[position], ", ".join(moves))
+        ranked.append((-float(fall[position]), position, lines))
+    return _shown(ranked, limit, total=len(fallen))
 
 
 def extreme_examples(suite: SuiteResult, metric: str, *, highest: bool, limit: int) -> list[str]:
     """The examples scoring lowest (or highest) on ``metric``: for bounds without a baseline."""
+    import numpy as np
+
+    from goldgate.result import example_table
+
+    table = example_table(suite.examples)
+    now = table.current(metric)
+    scored = np.flatnonzero(~np.isnan(now))
+    keys = -now[scored] if highest else now[scored]
     ranked: list[tuple[float, int, list[str]]] = []
-    for position, example in enumerate(suite.examples):
-        score = example.scores.get(metric)
-        if score is not None:
-            lines = _example_lines(suite, example, f"{metric} {score:.2f}")
-            ranked.append((-score if highest else score, position, lines))
+    for position in scored[np.lexsort((scored, keys))][:limit].tolist():
+        score = float(now[position])
+        lines = _example_lines(suite, table[position], f"{metric} {score:.2f}")
+        ranked.append((-score if highest else score, position, lines))
     return _shown(ranked, limit, more=False)
 
 
@@ -594,12 +608,19 @@ def _example_lines(suite: SuiteResult, example: ExampleResult, scores: str) -> l
 
 
 def _shown(
-    ranked: list[tuple[float, int, list[str]]], limit: int, *, more: bool = True
+    ranked: list[tuple[float, int, list[str]]],
+    limit: int,
+    *,
+    more: bool = True,
+    total: int | None = None,
 ) -> list[str]:
+    """The lines of the first ``limit`` ranked examples; ``total`` counts those ranked
+    (when only the shown ones were given lines)."""
     ranked.sort(key=lambda item: item[:2])
     shown = [line for _, _, lines in ranked[:limit] for line in lines]
-    if more and len(ranked) > limit:
-        shown.append(f"  … and {len(ranked) - limit} more")
+    total = len(ranked) if total is None else total
+    if more and total > limit:
+        shown.append(f"  … and {total - limit} more")
     return shown
 
 

@@ -800,7 +800,12 @@ def _gate_suite(
             f" run `goldgate bless --suite {name}` to add it"
         )
     evaluation = evaluate_suite(
-        scored.scores, blessed, suite.gate, config.significance, slices=suite.slices
+        scored.scores,
+        blessed,
+        suite.gate,
+        config.significance,
+        slices=suite.slices,
+        jobs=resolve_jobs(config.engine.jobs, len(scored.scores.ids)),
     )
     _record_calls(scored, evaluation.metrics)
     if change is not None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import numpy as np
 from markupsafe import Markup, escape
 
 from goldgate.report.selection import (
@@ -36,10 +37,11 @@ from goldgate.report.view import (
     build_view,
     example_rows,
     fmt_delta,
+    gains,
     round_points,
     slice_rule,
 )
-from goldgate.result import RunResult, SuiteResult
+from goldgate.result import RunResult, SuiteResult, example_table
 
 TEMPLATES = Path(__file__).with_name("templates")
 
@@ -198,12 +200,12 @@ def forest_chart(rows: tuple[MetricRow, ...]) -> ForestChart | None:
 def histograms(suite: SuiteResult) -> tuple[Histogram, ...]:
     """One histogram of per-example deltas per metric of the suite."""
     out = []
+    table = example_table(suite.examples)
     for summary in suite.metrics:
-        deltas = [
-            round_points(ex.scores[summary.metric] - ex.baseline_scores[summary.metric])
-            for ex in suite.examples
-            if summary.metric in ex.scores and summary.metric in ex.baseline_scores
-        ]
+        # from the score columns, without a row per example: NaN where a score is absent
+        now, then = table.current(summary.metric), table.baseline(summary.metric)
+        paired = ~np.isnan(now) & ~np.isnan(then)
+        deltas = [round_points(d) for d in gains(now[paired], then[paired], True).tolist()]
         if deltas:
             out.append(_histogram(summary.metric, deltas, summary.higher_is_better))
     return tuple(out)

@@ -28,6 +28,7 @@ from goldgate.report.view import (
     CheckRow,
     ExampleRow,
     MetricRow,
+    Picked,
     ReportView,
     ScoreCell,
     SuiteView,
@@ -292,11 +293,11 @@ def _metric_line(row: MetricRow) -> str:
 
 
 def _examples_section(result: RunResult, budget: int, report_url: str | None) -> str:
-    ranked: list[tuple[SuiteResult, list[str]]] = []
+    ranked: list[tuple[SuiteResult, Picked]] = []
     for suite in result.suites:
-        worst = worst_regressed(suite)
+        worst = worst_regressed(suite)  # positions: a row is built only for a shown example
         if worst:
-            ranked.append((suite, [ex.id for ex in worst]))
+            ranked.append((suite, worst))
     if not ranked:
         return ""
     header = "### Worst regressed examples\n\n"
@@ -310,14 +311,13 @@ def _examples_section(result: RunResult, budget: int, report_url: str | None) ->
     used = len(header) + len(legend)
     shared = shared_ids(result)
     for suite, ids in ranked:
-        by_id = {ex.id: ex for ex in suite.examples}
         rank = ranking_metrics(suite)
         title = f"#### {ident(suite.name)}\n\n"
         blocks = []
         cost = len(title)
         stopped = False
-        for ex_id in ids[:MAX_EXAMPLES_PER_SUITE]:
-            row = example_row(suite, by_id[ex_id], rank=rank, shared=shared)
+        for ex in ids[:MAX_EXAMPLES_PER_SUITE]:
+            row = example_row(suite, ex, rank=rank, shared=shared)
             block = _example_block(row, report_url)
             # Keep room for the closing note of this and the following suites.
             if used + cost + len(block) + 200 > budget:

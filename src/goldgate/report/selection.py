@@ -12,8 +12,10 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-from goldgate.report.view import DIFF_CHARS, directions, round_points, worst_regressed
-from goldgate.result import ExampleResult, RunResult, SuiteResult, gain
+import numpy as np
+
+from goldgate.report.view import DIFF_CHARS, Moves, gains, worst_regressed
+from goldgate.result import ExampleResult, RunResult, SuiteResult
 
 #: a run with at most this many examples keeps them all in the HTML report
 MAX_ALL_EXAMPLES = 2_000
@@ -60,39 +62,46 @@ def select_examples(result: RunResult) -> Selection:
     kept = []
     for suite in result.suites:
         positions = _positions(suite)
-        kept.append((suite, tuple(suite.examples[i] for i in sorted(positions))))
+        table = Moves(suite).table
+        kept.append((suite, tuple(table[i] for i in sorted(positions))))
     n_kept = sum(len(examples) for _, examples in kept)
     return Selection(tuple(kept), total, n_kept, n_kept == total)
 
 
 def _positions(suite: SuiteResult) -> set[int]:
-    higher = directions(suite)
-    names = [m.metric for m in suite.metrics] or sorted(
-        {k for ex in suite.examples for k in ex.scores}
-    )
+    """Per metric, the most worsened and most improved (or lowest-scoring) examples.
+
+    Read from the score columns: the exact rounded gain is computed only for the examples
+    that moved (or flipped), and no row is built for an example that is not kept.
+    """
+    moves = Moves(suite)
+    names = [m.metric for m in suite.metrics] or sorted(set(moves.table.score_names()))
+    to_wrong, to_right = moves.flipped(to_wrong=True), moves.flipped(to_wrong=False)
     chosen: set[int] = set()
     n = EXAMPLES_PER_METRIC
     for name in names:
+        now, then = moves.columns(name)
+        direction = 1.0 if moves.higher.get(name, True) else -1.0
+        change = gains(now, then, direction > 0)
+        wrong, right = to_wrong.get(name, frozenset()), to_right.get(name, frozenset())
         worse: list[tuple[float, int]] = []
         better: list[tuple[float, int]] = []
-        scores: list[tuple[float, int]] = []
-        for i, ex in enumerate(suite.examples):
-            cur = ex.scores.get(name)
-            if cur is None:
+        # rounding never turns a change's sign: the others have a gain of 0 (or none)
+        for i in sorted(set(np.flatnonzero(change != 0).tolist()) | wrong | right):
+            g = moves.gain_at(name, i)
+            if g is None:
                 continue
-            base = ex.baseline_scores.get(name)
-            if base is None:
-                scores.append((gain(cur, higher.get(name, True)), i))
-                continue
-            g = gain(round_points(cur - base), higher.get(name, True))
-            if g < 0 or name in ex.flipped_to_wrong:
+            if g < 0 or i in wrong:
                 worse.append((g, i))
-            elif g > 0 or name in ex.flipped_to_right:
+            elif g > 0 or i in right:
                 better.append((-g, i))
         chosen.update(i for _, i in heapq.nsmallest(n, worse))
         chosen.update(i for _, i in heapq.nsmallest(n, better))
         if not worse and not better:
-            chosen.update(i for _, i in heapq.nsmallest(n, scores))
-    position = {id(ex): i for i, ex in enumerate(suite.examples)}
-    chosen.update(position[id(ex)] for ex in worst_regressed(suite)[:LINKED_PER_SUITE])
+            # no baseline: the lowest-scoring (in the metric's direction), first on a tie
+            unpaired = np.flatnonzero(~np.isnan(now) & np.isnan(then))
+            scores = now[unpaired] * direction
+            order = np.lexsort((unpaired, scores))[:n]
+            chosen.update(unpaired[order].tolist())
+    chosen.update(worst_regressed(suite).positions[:LINKED_PER_SUITE])
     return chosen

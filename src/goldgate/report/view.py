@@ -10,18 +10,23 @@ import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
+
+import numpy as np
 
 from goldgate.report.diff import DiffOp, word_diff
 from goldgate.result import (
     CheckResult,
     CheckStatus,
     ExampleResult,
+    ExampleTable,
+    FloatColumn,
     Interval,
     MetricSummary,
     RunResult,
     SuiteResult,
     Verdict,
+    example_table,
     gain,
 )
 
@@ -533,14 +538,11 @@ def _suite_view(suite: SuiteResult, alpha: float | None = None) -> SuiteView:
             if slice_moved(summary, checks):
                 moved.append(row)
     moved.sort(key=lambda r: (_row_gain(r.row), r.tag, r.row.metric))
-    higher = directions(suite)
+    # Counted from the score columns: no example row is built for a count.
+    moves = Moves(suite)
     rank = _gated(suite, ranking_metrics(suite))
-    n_regressed = n_improved = 0
-    for ex in suite.examples:
-        gains = [g for g in (_gain_of(ex, m, higher) for m in rank) if g is not None]
-        worst, best = (min(gains), max(gains)) if gains else (None, None)
-        n_regressed += bool(ex.flipped_to_wrong) or (worst is not None and worst < 0)
-        n_improved += bool(ex.flipped_to_right) or (best is not None and best > 0)
+    n_regressed = len(moves.any_flipped(to_wrong=True) | moves.moved(rank, worse=True))
+    n_improved = len(moves.any_flipped(to_wrong=False) | moves.moved(rank, worse=False))
     return SuiteView(
         name=suite.name,
         verdict=suite.verdict,
@@ -557,7 +559,7 @@ def _suite_view(suite: SuiteResult, alpha: float | None = None) -> SuiteView:
         moved_slices=tuple(moved),
         n_regressed=n_regressed,
         n_improved=n_improved,
-        n_new=sum(ex.new for ex in suite.examples),
+        n_new=moves.table.n_new(),
         tallies=tuple(line for m in suite.metrics if (line := judge_tally(m))),
         notes=tuple(suite_notes(suite)),
     )
@@ -666,23 +668,8 @@ def ranking_metrics(suite: SuiteResult, *, improved: bool = False) -> tuple[str,
     names += [c.metric for c in suite.checks]
     names += [m.metric for m in suite.metrics]
     if not names:
-        names = sorted({k for ex in suite.examples for k in ex.scores})
+        names = sorted(set(example_table(suite.examples).score_names()))
     return tuple(dict.fromkeys(names))
-
-
-def _gain_of(ex: ExampleResult, name: str, higher: dict[str, bool]) -> float | None:
-    """The example's change on a metric, negative when worse in the metric's direction."""
-    cur, base = ex.scores.get(name), ex.baseline_scores.get(name)
-    if cur is None or base is None:
-        return None
-    return gain(round_points(cur - base), higher.get(name, True))
-
-
-def _rank_key(
-    ex: ExampleResult, metrics: Sequence[str], higher: dict[str, bool], sign: float
-) -> tuple[float, ...]:
-    # Lexicographic: the first metric decides, the next ones break its ties.
-    return tuple(sign * (_gain_of(ex, name, higher) or 0.0) for name in metrics)
 
 
 def _gated(suite: SuiteResult, metrics: Sequence[str]) -> list[str]:
@@ -694,39 +681,130 @@ def _row_gain(row: MetricRow) -> float:
     return gain(row.delta_value or 0.0, row.higher_is_better)
 
 
-def worst_regressed(suite: SuiteResult) -> list[ExampleResult]:
-    """The suite's regressed examples, worst first.
+def gains(now: FloatColumn, then: FloatColumn, higher_is_better: bool) -> FloatColumn:
+    """Each example's change (not rounded), positive when better: ``gain(now - then)`` of
+    a column (NaN where a score is absent; a change past the largest float is infinite, as
+    Python's subtraction gives it, without a warning)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        change: FloatColumn = now - then
+    return change if higher_is_better else -change
+
+
+class Moves:
+    """A suite's per-example changes, read from its examples' score columns.
+
+    A report asks every example whether it worsened or improved, but shows a few: the
+    columns (numpy) find the candidates, and the exact rounded gain, as a row would give
+    it, is computed only for those.
+    """
+
+    def __init__(self, suite: SuiteResult) -> None:
+        self.table: ExampleTable = example_table(suite.examples)
+        self.higher = directions(suite)
+        self._columns: dict[str, tuple[FloatColumn, FloatColumn]] = {}
+        self._flips: dict[bool, dict[str, frozenset[int]]] = {}
+
+    def columns(self, name: str) -> tuple[FloatColumn, FloatColumn]:
+        """Scores on ``name`` now and at the baseline, by position (NaN where absent)."""
+        if name not in self._columns:
+            self._columns[name] = (self.table.current(name), self.table.baseline(name))
+        return self._columns[name]
+
+    def gain_at(self, name: str, position: int) -> float | None:
+        """An example's rounded change on a metric, negative when worse (as _gain_of)."""
+        now, then = self.columns(name)
+        cur, base = float(now[position]), float(then[position])
+        if math.isnan(cur) or math.isnan(base):
+            return None
+        return gain(round_points(cur - base), self.higher.get(name, True))
+
+    def moved(self, metrics: Sequence[str], *, worse: bool) -> set[int]:
+        """Positions whose rounded gain on one of ``metrics`` is negative (or positive)."""
+        found: set[int] = set()
+        for name in metrics:
+            now, then = self.columns(name)
+            change = gains(now, then, self.higher.get(name, True))
+            # rounding never turns a change's sign: these are the only candidates
+            candidates = np.flatnonzero(change < 0 if worse else change > 0).tolist()
+            for position in candidates:
+                if position not in found:
+                    g = self.gain_at(name, position)
+                    if g is not None and (g < 0 if worse else g > 0):
+                        found.add(position)
+        return found
+
+    def flipped(self, *, to_wrong: bool) -> dict[str, frozenset[int]]:
+        """Metric → positions of the examples that flipped on it."""
+        if to_wrong not in self._flips:
+            self._flips[to_wrong] = self.table.flipped(to_wrong=to_wrong)
+        return self._flips[to_wrong]
+
+    def any_flipped(self, *, to_wrong: bool) -> set[int]:
+        """Positions of the examples that flipped on any metric."""
+        return set().union(*self.flipped(to_wrong=to_wrong).values())
+
+
+class Picked(Sequence[ExampleResult]):
+    """Examples of a table at chosen positions, in the chosen order; rows built when read."""
+
+    def __init__(self, table: ExampleTable, positions: Sequence[int]) -> None:
+        self.table = table
+        self.positions = list(positions)
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    @overload
+    def __getitem__(self, index: int) -> ExampleResult: ...
+    @overload
+    def __getitem__(self, index: slice) -> Picked: ...
+    def __getitem__(self, index: int | slice) -> ExampleResult | Picked:
+        if isinstance(index, slice):
+            return Picked(self.table, self.positions[index])
+        return self.table.row(self.positions[index])
+
+    def __iter__(self) -> Iterator[ExampleResult]:
+        return (self.table.row(position) for position in self.positions)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _ranked(suite: SuiteResult, *, improved: bool) -> Picked:
+    rank = ranking_metrics(suite, improved=improved)
+    gated = _gated(suite, rank)
+    moves = Moves(suite)
+    flips = moves.flipped(to_wrong=not improved)
+    sign = -1.0 if improved else 1.0
+    keyed = []
+    for position in moves.any_flipped(to_wrong=not improved) | moves.moved(
+        gated, worse=not improved
+    ):
+        # Lexicographic: the first metric decides, the next ones break its ties.
+        key = tuple(sign * (moves.gain_at(name, position) or 0.0) for name in rank)
+        n_flips = sum(position in positions for positions in flips.values())
+        keyed.append((key, -n_flips, position))
+    keyed.sort()
+    return Picked(moves.table, [position for _, _, position in keyed])
+
+
+def worst_regressed(suite: SuiteResult) -> Picked:
+    """The suite's regressed examples, worst first (rows built as they are read).
 
     Regressed: a gated metric (every metric when none is gated) worsened in its direction,
     or an example flipped to wrong. Ranked by the worsening of the failed check's metric,
     then the other metrics in :func:`ranking_metrics` order, then flips, then golden order.
     """
-    rank = ranking_metrics(suite)
-    gated = _gated(suite, rank)
-    higher = directions(suite)
-    keyed = []
-    for position, ex in enumerate(suite.examples):
-        gains = [g for g in (_gain_of(ex, m, higher) for m in gated) if g is not None]
-        if ex.flipped_to_wrong or any(g < 0 for g in gains):
-            key = _rank_key(ex, rank, higher, 1.0)
-            keyed.append((key, -len(ex.flipped_to_wrong), position, ex))
-    keyed.sort(key=lambda item: item[:3])
-    return [item[3] for item in keyed]
+    return _ranked(suite, improved=False)
 
 
-def most_improved(suite: SuiteResult) -> list[ExampleResult]:
+def most_improved(suite: SuiteResult) -> Picked:
     """The suite's improved examples, most improved first (the mirror of worst_regressed)."""
-    rank = ranking_metrics(suite, improved=True)
-    gated = _gated(suite, rank)
-    higher = directions(suite)
-    keyed = []
-    for position, ex in enumerate(suite.examples):
-        gains = [g for g in (_gain_of(ex, m, higher) for m in gated) if g is not None]
-        if ex.flipped_to_right or any(g > 0 for g in gains):
-            key = _rank_key(ex, rank, higher, -1.0)
-            keyed.append((key, -len(ex.flipped_to_right), position, ex))
-    keyed.sort(key=lambda item: item[:3])
-    return [item[3] for item in keyed]
+    return _ranked(suite, improved=True)
 
 
 def format_input(value: Any) -> str | None:
@@ -759,7 +837,7 @@ def shared_ids(result: RunResult) -> frozenset[str]:
     seen: set[str] = set()
     shared: set[str] = set()
     for suite in result.suites:
-        for ex_id in {ex.id for ex in suite.examples}:
+        for ex_id in set(example_table(suite.examples).ids):
             (shared if ex_id in seen else seen).add(ex_id)
     return frozenset(shared)
 

@@ -1,0 +1,180 @@
+"""The gate alone at scale: ``evaluate_suite`` on generated per-example statistics.
+
+No texts and no metric scoring: a suite of ``--examples`` examples (BLEU, chrF, ROUGE-1/2/L,
+exact match and token F1 statistics drawn at random, the ROUGE and F1 ones fractional), four
+tags, every example in a baseline of the same shape, ``max_drop`` on every metric with tag
+slices, and a paired bootstrap of ``--resamples`` resamples: per-example scores, five
+bootstraps (the suite and four slices), flips and checks. Each ``--jobs`` value runs in a
+fresh process; it prints the CPU and wall time of ``evaluate_suite``, the peak RSS it added
+(sampled every 5 ms), and a digest of every summary, slice and check, which must not depend
+on ``--jobs``.
+
+    python benchmarks/bench_gate_scale.py --examples 1000000 --jobs 1 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+SPECS = ("bleu", "chrf", "rouge1", "rouge2", "rougeL", "exact_match", "token_f1")
+TAGS = ("history", "geography", "science", "sport")
+
+
+@dataclass(frozen=True)
+class _Rule:
+    min: float | None = None
+    max: float | None = None
+    max_drop: float | None = 1.0
+    max_drop_rel: float | None = None
+    max_flips: int | None = None
+    slices: bool = True
+
+
+@dataclass(frozen=True)
+class _Significance:
+    resamples: int
+    alpha: float = 0.05
+    seed: int = 0
+
+
+def _statistics(spec: str, n: int, rng: Any) -> Any:
+    import numpy as np
+
+    if spec == "bleu":
+        hyp, ref = rng.integers(1, 9, n), rng.integers(1, 9, n)
+        total = [np.maximum(hyp - i, 0) for i in range(4)]
+        correct = [np.minimum(rng.integers(0, 9, n), t) for t in total]
+        return np.column_stack([hyp, ref, *correct, *total]).astype(np.float64)
+    if spec == "chrf":
+        columns = []
+        for _ in range(6):
+            hyp, ref = rng.integers(0, 30, n), rng.integers(0, 30, n)
+            columns += [hyp, ref, np.minimum(hyp, ref) // 2]
+        return np.column_stack(columns).astype(np.float64)
+    if spec.startswith("rouge"):
+        precision, recall = rng.random(n), rng.random(n)
+        f = 2 * precision * recall / np.maximum(precision + recall, 1e-9)
+        return np.column_stack([precision, recall, f, np.ones(n)])
+    if spec == "exact_match":
+        return np.column_stack([rng.integers(0, 2, n), np.ones(n)]).astype(np.float64)
+    return np.column_stack([rng.random(n), np.ones(n)])
+
+
+class _Baseline:
+    """What ``evaluate_suite`` reads of a baseline: every example, these statistics."""
+
+    def __init__(self, stats: dict[str, Any]) -> None:
+        self.metrics = dict.fromkeys(stats)
+        self._stats = stats
+
+    def has_example(self, example_id: str) -> bool:
+        return True
+
+    def stats_array(self, spec: str, ids: Any) -> Any:
+        return self._stats[spec]
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def child(n: int, resamples: int, jobs: int) -> dict[str, Any]:
+    import numpy as np
+
+    from goldgate.gate import MetricScores, SuiteScores, evaluate_suite
+    from goldgate.metrics.registry import create_metric
+
+    rng = np.random.default_rng(1)
+    metrics = {spec: create_metric(spec) for spec in SPECS}
+    current = {spec: _statistics(spec, n, rng)[np.newaxis] for spec in SPECS}
+    blessed = {spec: _statistics(spec, n, rng)[np.newaxis] for spec in SPECS}
+    tags = tuple((TAGS[i],) for i in rng.integers(0, len(TAGS), n).tolist())
+    suite = SuiteScores(
+        "qa",
+        tuple(f"q{i:07d}" for i in range(n)),
+        tags,
+        tuple(MetricScores(s, metrics[s], "sig", current[s]) for s in SPECS),
+    )
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], _rss())
+            time.sleep(0.005)
+
+    before = _rss()
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    cpu, wall = time.process_time(), time.perf_counter()
+    evaluation = evaluate_suite(
+        suite,
+        _Baseline(blessed),  # type: ignore[arg-type]
+        dict.fromkeys(SPECS, _Rule()),
+        _Significance(resamples),
+        jobs=jobs,
+    )
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    done.set()
+    sampler.join()
+    figures = [
+        [m.model_dump(mode="json") for m in evaluation.metrics],
+        [s.model_dump(mode="json") for s in evaluation.slices],
+        [c.model_dump(mode="json") for c in evaluation.checks],
+        {s: hashlib.sha256(v.tobytes()).hexdigest() for s, v in evaluation.scores.items()},
+    ]
+    digest = hashlib.sha256(json.dumps(figures, sort_keys=True).encode()).hexdigest()[:16]
+    return {
+        "examples": n,
+        "resamples": resamples,
+        "jobs": jobs,
+        "cpu_s": round(cpu, 2),
+        "wall_s": round(wall, 2),
+        "peak_added_mib": round((peak[0] - before) / 2**20),
+        "digest": digest,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--examples", type=int, default=100_000)
+    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.examples, args.resamples, args.jobs[0])))
+        return 0
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}  # as the CLI loads NumPy
+    digests = set()
+    for jobs in args.jobs:
+        command = [sys.executable, __file__, "--child", "--examples", str(args.examples)]
+        command += ["--resamples", str(args.resamples), "--jobs", str(jobs)]
+        done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+        figures = json.loads(done.stdout)
+        digests.add(figures["digest"])
+        print(
+            f"{figures['examples']:>9,} examples, {figures['resamples']} resamples, --jobs"
+            f" {jobs}: {figures['cpu_s']:.2f} s CPU, {figures['wall_s']:.2f} s wall,"
+            f" +{figures['peak_added_mib']} MiB peak RSS, digest {figures['digest']}"
+        )
+    load = os.getloadavg()
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    if len(digests) > 1:
+        print("DIGESTS DIFFER between --jobs values")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

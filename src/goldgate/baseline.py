@@ -331,9 +331,10 @@ def _decode_table(suite: SuiteBaseline) -> _Table:
     assert packed is not None
     n = packed.n
     ids = unpack_json(packed.ids.data, packed.ids.sha256, "ids")
-    if not isinstance(ids, list) or len(ids) != n or not all(isinstance(i, str) for i in ids):
+    # (set(map(type, ...)) and dict(zip(...)) iterate in C: a million ids in milliseconds)
+    if not isinstance(ids, list) or len(ids) != n or not set(map(type, ids)) <= {str}:
         raise PackError(f"ids: expected a list of {n} strings")
-    position = {example_id: index for index, example_id in enumerate(ids)}
+    position = dict(zip(ids, range(n), strict=True))
     if len(position) != n:
         raise PackError("ids: an id appears twice")
     raw = unpack_bytes(packed.digests.data, packed.digests.sha256, "digests")

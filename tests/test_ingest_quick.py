@@ -387,3 +387,78 @@ def test_a_packed_baseline_with_other_digests_is_still_refused(tmp_path: Path) -
     check(baseline(digests))
     with pytest.raises(BaselineError, match="example q1 has another digest"):
         check(baseline([digests[0], "0" * 16, digests[2]]))
+
+
+# -- predictions ------------------------------------------------------------------------------
+
+
+def reference_predictions(path: Path, golden: GoldenSet, samples: int) -> Any:
+    """read_predictions as it was: every line the careful way, every check in turn."""
+    from goldgate.errors import SystemRunError
+    from goldgate.systems import _prediction_outputs, prediction_id
+
+    try:
+        text = read_utf8(path, InputError, what="predictions file")
+        expected = golden.by_id()
+        found: dict[str, list[str]] = {}
+        lines: dict[str, int] = {}
+        unknown: list[tuple[str, int]] = []
+        for number, item in careful_json_lines(text, str(path), InputError):
+            where = f"{path}:{number}"
+            record_id = prediction_id(item, where, number, lines)
+            if record_id not in expected:
+                unknown.append((record_id, number))
+                continue
+            found[record_id] = _prediction_outputs(item, samples, f"{where}: id {record_id!r}")
+        if unknown or len(found) != len(expected):
+            return "unknown or missing"
+        return {record.id: found[record.id] for record in golden.records}
+    except (InputError, SystemRunError) as exc:
+        return str(exc)
+
+
+_prediction = st.one_of(
+    st.fixed_dictionaries({"id": st.sampled_from(["a", "b", "c", "z"]), "output": _text}),
+    st.fixed_dictionaries(
+        {"id": st.one_of(st.sampled_from(["a", "b"]), st.integers(0, 3)), "output": _json}
+    ),
+    st.fixed_dictionaries(
+        {"id": st.sampled_from(["a", "b", "c"]), "outputs": st.lists(_text, max_size=3)}
+    ),
+    st.dictionaries(st.sampled_from(["id", "output", "outputs", "x"]), _json, max_size=3),
+)
+
+
+@_SETTINGS
+@given(
+    rows=st.lists(
+        st.one_of(
+            _prediction.map(json.dumps),
+            st.just('{"id": "a", "output": "\\ud800"}'),
+            st.just(""),
+        ),
+        max_size=6,
+    ),
+    samples=st.sampled_from([1, 1, 2]),
+)
+def test_predictions_read_as_the_careful_way_reads_them(
+    tmp_path: Path, rows: list[str], samples: int
+) -> None:
+    from goldgate.errors import SystemRunError
+    from goldgate.systems import read_predictions
+
+    golden = GoldenSet(
+        "qa",
+        Path("qa.jsonl"),
+        tuple(GoldenRecord(i, "x", ("r",)) for i in ("a", "b", "c")),
+        "sha256:0",
+    )
+    path = tmp_path / "p.jsonl"
+    path.write_text("\n".join(rows), "utf-8")
+    try:
+        got: Any = read_predictions(path, golden, samples=samples)
+    except SystemRunError as exc:
+        got = "unknown or missing" if "id(s)" in str(exc) else str(exc)
+    except InputError as exc:
+        got = str(exc)
+    assert got == reference_predictions(path, golden, samples)

@@ -248,11 +248,25 @@ def command_identity(system: SystemConfig) -> dict[str, Any]:
 
 def read_predictions(path: Path, golden: GoldenSet, *, samples: int = 1) -> dict[str, list[str]]:
     """Read ``{"id", "output"}`` lines (``"outputs": [...]`` for samples > 1) for a golden set."""
-    expected = golden.by_id()
+    expected = {record.id for record in golden.records}
     found: dict[str, list[str]] = {}
     lines: dict[str, int] = {}
     unknown: list[tuple[str, int]] = []
     for number, item in _prediction_rows(path):
+        if samples == 1 and type(item) is dict and len(item) == 2:
+            # The usual line, {"id": text, "output": text} for a known id not seen yet,
+            # taken as the checks below would take it.
+            record_id, output = item.get("id"), item.get("output")
+            if (
+                type(record_id) is str
+                and type(output) is str
+                and record_id in expected
+                and record_id not in lines
+                and (output.isascii() or lone_surrogate(output) is None)
+            ):
+                lines[record_id] = number
+                found[record_id] = [output]
+                continue
         where = f"{path}:{number}"
         record_id = prediction_id(item, where, number, lines)
         if record_id not in expected:

@@ -271,3 +271,20 @@ def test_paired_scores_read_as_the_dict_of_each_metric() -> None:
     assert "d" in scores and "c" not in scores and len(scores) == 3
     with pytest.raises(KeyError):
         scores["c"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_score_loads_numpy_with_one_blas_thread(tmp_path: Path) -> None:
+    # `goldgate score` multiplies no matrix: OpenBLAS's threads would only cost start-up time.
+    data = tmp_path / "data.jsonl"
+    data.write_text('{"candidate": "a cat", "references": ["the cat"]}\n')
+    code = (
+        "import os, sys\n"
+        "from goldgate.cli import main\n"
+        f"assert main(['score', {str(data)!r}, '--metric=bleu', '--json']) == 0\n"
+        "assert 'numpy' in sys.modules\n"
+        "assert 'OPENBLAS_NUM_THREADS' not in os.environ\n"
+        "assert len(os.listdir('/proc/self/task')) == 1, os.listdir('/proc/self/task')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)

@@ -80,7 +80,7 @@ def test_matches_equal_counting_each_example(
     assert got.tolist() == expected.tolist()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(chunk=chunks(), clip=st.booleans(), same=st.lists(st.booleans(), max_size=40))
 def test_pairs_with_the_candidate_as_reference_are_filled_in_exactly(
     chunk: tuple[Sequences, list[int], list[list[int]], int], clip: bool, same: list[bool]

@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from goldgate import gate, goldens
 from goldgate import result as result_module
+from goldgate.compact_stats import CompactStats, Statistics, take
 from goldgate.config import load_config
 from goldgate.errors import InputError
 from goldgate.goldens import GoldenRecord, content_hash, split_lines
@@ -144,12 +146,28 @@ def test_the_examples_file_compressed_in_batches_is_gzip_of_the_whole_text(
 
 def test_a_view_is_taken_only_for_a_contiguous_run() -> None:
     stats = np.arange(2 * 10 * 3, dtype=np.float64).reshape(2, 10, 3)
+    compact = CompactStats.of(stats)
     cases = [[2, 3, 4], [0], list(range(10)), [1, 3, 4], [4, 3, 2], [2, 2, 3], []]
     for indices in cases:
-        taken = gate._take(stats, np.array(indices, dtype=np.intp))
+        positions = np.array(indices, dtype=np.intp)
+        taken = take(stats, positions)
         assert np.array_equal(taken, stats[:, indices])
         contiguous = len(indices) > 0 and indices == list(range(indices[0], indices[-1] + 1))
         assert np.shares_memory(taken, stats) == contiguous
+        part = compact.take(positions)
+        assert isinstance(part, CompactStats)
+        assert part.expand().tobytes() == stats[:, indices].tobytes()
+        shared = [
+            np.shares_memory(a, b) for a, b in zip(part.columns, compact.columns, strict=True)
+        ]
+        assert all(shared) if contiguous else not any(shared)
+
+
+def _copying_take(stats: Statistics, indices: npt.NDArray[np.intp]) -> Statistics:
+    """``take`` without views: what the gate computes must not depend on them."""
+    if isinstance(stats, CompactStats):
+        return stats.take(indices, view=False)
+    return stats[:, indices]
 
 
 def _text(rng: random.Random) -> str:
@@ -205,7 +223,7 @@ def test_views_and_batches_give_the_result_of_copies_and_whole_passes(
     (tmp_path / "a").mkdir()
     _bless_then_run(tmp_path / "a", ids, later)
     with monkeypatch.context() as patched:
-        patched.setattr(gate, "_take", lambda stats, indices: stats[:, indices])
+        patched.setattr(gate, "take", _copying_take)
         patched.setattr(result_module, "_ROWS_PER_BATCH", 1)
         patched.setattr(goldens, "_HASH_BATCH", 1)
         patched.setattr(parallel, "DEFAULT_CHUNK_SIZE", 7)

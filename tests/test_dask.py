@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from goldgate.compact_stats import as_float
 from goldgate.config import Config, DaskConfig, load_config
 from goldgate.dask_engine import DaskWorkerError, close_clients
 from goldgate.errors import GoldenSetError, GoldgateError, InputError, SystemRunError, UsageError
@@ -442,7 +443,7 @@ def test_a_worker_killed_mid_run_is_survived_or_a_clear_error(
     assert on_dask.golden.content_hash == here.golden.content_hash
     assert on_dask.outputs == here.outputs
     for got, want in zip(on_dask.scores.metrics, here.scores.metrics, strict=True):
-        assert got.stats.tolist() == want.stats.tolist()
+        assert as_float(got.stats).tobytes() == as_float(want.stats).tobytes()
     dies = once.model_copy(
         update={
             "suites": {

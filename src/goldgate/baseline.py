@@ -30,6 +30,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldgate.atomic import write_text_atomic
+from goldgate.compact_stats import CompactStats, Statistics, as_float
 from goldgate.errors import BaselineError, first_of
 from goldgate.gitinfo import GitFailed as _GitFailed
 from goldgate.gitinfo import git as _git
@@ -116,7 +117,7 @@ class _Table:
     position: dict[str, int]
     #: each example's digest as 8 raw bytes, in the order of ``ids``
     digest_bytes: bytes
-    stats: dict[str, FloatArray]  # spec -> (samples, n, k)
+    stats: dict[str, CompactStats]  # spec -> (samples, n, k)
     outputs: list[list[str]] | None = None  # decoded on first use
 
     @functools.cached_property
@@ -203,6 +204,10 @@ class SuiteBaseline(_Model):
 
     def stats_array(self, spec: str, ids: Sequence[str]) -> FloatArray:
         """The statistics of ``spec`` for ``ids`` as a ``(samples, n, k)`` float64 array."""
+        return as_float(self.compact_stats(spec, ids))
+
+    def compact_stats(self, spec: str, ids: Sequence[str]) -> Statistics:
+        """The statistics of ``spec`` for ``ids``: compact when packed, else float64."""
         width = len(self.metrics[spec].stat_names)
         if not ids:
             return np.zeros((self.samples, 0, width), dtype=np.float64)
@@ -211,8 +216,8 @@ class SuiteBaseline(_Model):
             full = table.stats[spec]
             if len(ids) == len(table.ids) and list(ids) == table.ids:
                 return full
-            positions = np.fromiter((table.position[i] for i in ids), dtype=np.int64)
-            return full[:, positions, :]
+            positions = np.fromiter((table.position[i] for i in ids), dtype=np.intp)
+            return full.take(positions, view=False)
         rows = [self.examples[example_id].stats[spec] for example_id in ids]
         return (
             np.asarray(rows, dtype=np.float64)
@@ -238,7 +243,7 @@ class SuiteBaseline(_Model):
             ids=ids,
             digests=[digests[i] for i in ids],
             outputs=[self.outputs_of(i) or [] for i in ids],
-            stats={spec: self.stats_array(spec, ids) for spec in self.metrics},
+            stats={spec: self.compact_stats(spec, ids) for spec in self.metrics},
             packed=True,
         )
 
@@ -254,7 +259,7 @@ class SuiteBaseline(_Model):
         ids: Sequence[str],
         digests: Sequence[str],
         outputs: Sequence[Sequence[str]],
-        stats: Mapping[str, FloatArray],
+        stats: Mapping[str, Statistics],
         packed: bool | None = None,
     ) -> SuiteBaseline:
         """A suite baseline from aligned per-example data; ``stats`` are ``(samples, n, k)``.
@@ -272,7 +277,7 @@ class SuiteBaseline(_Model):
                 metrics=metrics,
                 packed=_encode_examples(ids, digests, outputs, stats),
             )
-        rows = {spec: array.transpose(1, 0, 2).tolist() for spec, array in stats.items()}
+        rows = {spec: as_float(array).transpose(1, 0, 2).tolist() for spec, array in stats.items()}
         examples = {
             example_id: BaselineExample(
                 digest=digests[index],
@@ -294,7 +299,7 @@ def _encode_examples(
     ids: Sequence[str],
     digests: Sequence[str],
     outputs: Sequence[Sequence[str]],
-    stats: Mapping[str, FloatArray],
+    stats: Mapping[str, Statistics],
 ) -> PackedExamples:
     try:
         digest_bytes = b"".join(bytes.fromhex(digest) for digest in digests)
@@ -305,7 +310,8 @@ def _encode_examples(
     packed_stats = {}
     for spec, array in stats.items():
         samples, n, k = array.shape
-        columns, sha256, data = pack_columns(array.transpose(1, 0, 2).reshape(n, samples * k))
+        flat = as_float(array).transpose(1, 0, 2).reshape(n, samples * k)
+        columns, sha256, data = pack_columns(flat)
         packed_stats[spec] = PackedStats(columns=columns, sha256=sha256, data=data)
     return PackedExamples(
         n=len(ids),
@@ -346,7 +352,8 @@ def _decode_table(suite: SuiteBaseline) -> _Table:
                 f" {suite.samples}×{width}"
             )
         flat = unpack_columns(block.columns, n, block.data, block.sha256, f"statistics of {spec!r}")
-        stats[spec] = np.ascontiguousarray(flat.reshape(n, suite.samples, width).transpose(1, 0, 2))
+        stats[spec] = CompactStats.of(flat.reshape(n, suite.samples, width).transpose(1, 0, 2))
+        del flat
     missing = [spec for spec in suite.metrics if spec not in stats]
     if missing:
         raise PackError(f"no statistics for metric {missing[0]!r}")

@@ -36,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from goldgate.baseline import SuiteBaseline
+from goldgate.compact_stats import Statistics, as_float, take
 from goldgate.errors import ConfigError, first_of
 from goldgate.metrics.base import Metric
 from goldgate.result import (
@@ -85,12 +86,13 @@ class Significance(Protocol):
 
 @dataclass(frozen=True)
 class MetricScores:
-    """One metric over a suite: statistics of shape ``(samples, n, k)`` aligned with the ids."""
+    """One metric over a suite: statistics of shape ``(samples, n, k)`` aligned with the ids
+    (compact once scored: see :mod:`goldgate.compact_stats`)."""
 
     spec: str
     metric: Metric[Any]
     signature: str
-    stats: FloatArray
+    stats: Statistics
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,7 @@ class PairedScores(Mapping[str, float]):
         return len(self._position)
 
 
-def example_scores(metric: Metric[Any], stats: FloatArray) -> FloatArray:
+def example_scores(metric: Metric[Any], stats: Statistics) -> FloatArray:
     """Per-example scores of a ``(samples, n, k)`` array, averaged over samples: ``(n,)``.
 
     Each sample's scores come from ``Metric.example_scores`` (array arithmetic for the
@@ -167,7 +169,9 @@ def example_scores(metric: Metric[Any], stats: FloatArray) -> FloatArray:
     always was, so that the order of the samples cannot change a bit of it.
     """
     samples, n = stats.shape[0], stats.shape[1]
-    per_sample = [_sample_scores(metric, stats[s]) for s in range(samples)]
+    expanded = as_float(stats)
+    per_sample = [_sample_scores(metric, expanded[s]) for s in range(samples)]
+    del expanded
     if samples == 1:
         return per_sample[0]
     columns = np.stack(per_sample, axis=1).tolist()
@@ -196,9 +200,9 @@ def _sample_scores(metric: Metric[Any], stats: FloatArray) -> FloatArray:
     return out
 
 
-def components_of(metric: Metric[Any], stats: FloatArray) -> dict[str, Any]:
+def components_of(metric: Metric[Any], stats: Statistics) -> dict[str, Any]:
     """Components from statistics pooled over examples and samples."""
-    return metric.components(stats.sum(axis=(0, 1)).tolist())
+    return metric.components(as_float(stats).sum(axis=(0, 1)).tolist())
 
 
 def _is_right(scores: FloatArray, higher_is_better: bool) -> npt.NDArray[np.bool_]:
@@ -225,7 +229,7 @@ class _MetricState:
 
     scores: MetricScores
     current_examples: FloatArray
-    baseline_stats: FloatArray | None = None
+    baseline_stats: Statistics | None = None
     baseline_examples: FloatArray | None = None
 
 
@@ -237,18 +241,6 @@ class _Group:
     paired: IndexArray
     #: positions (into the suite's ids) of the same examples
     paired_indices: IndexArray
-
-
-def _take(stats: FloatArray, indices: IndexArray) -> FloatArray:
-    """``stats[:, indices]``; a view, not a copy, when the indices are a contiguous run.
-
-    The suite's own group usually is one (ids in sorted order, all of them paired): at a
-    million examples a copy of every metric's statistics per use would triple the memory.
-    """
-    n = len(indices)
-    if n and int(indices[-1]) - int(indices[0]) == n - 1 and bool(np.all(np.diff(indices) == 1)):
-        return stats[:, int(indices[0]) : int(indices[0]) + n]
-    return stats[:, indices]
 
 
 @dataclass
@@ -289,7 +281,7 @@ def evaluate_suite(
     for item in scored.metrics:
         state = _MetricState(item, example_scores(item.metric, item.stats))
         if baseline is not None and item.spec in baseline.metrics:
-            state.baseline_stats = baseline.stats_array(item.spec, paired_ids)
+            state.baseline_stats = baseline.compact_stats(item.spec, paired_ids)
             state.baseline_examples = example_scores(item.metric, state.baseline_stats)
         states[item.spec] = state
 
@@ -406,18 +398,18 @@ def _measure_group(
     states: Mapping[str, _MetricState],
     significance: Significance | None,
 ) -> dict[str, _GroupMetric]:
-    current_all = {spec: _take(state.scores.stats, group.indices) for spec, state in states.items()}
-    paired_current: dict[str, FloatArray] = {}
-    paired_baseline: dict[str, FloatArray] = {}
+    current_all = {spec: take(state.scores.stats, group.indices) for spec, state in states.items()}
+    paired_current: dict[str, Statistics] = {}
+    paired_baseline: dict[str, Statistics] = {}
     # Usually every example is paired: then the paired ones are the group itself, and a
     # second copy of its statistics would only cost memory.
     all_paired = len(group.paired_indices) == len(group.indices)
     for spec, state in states.items():
         if state.baseline_stats is not None and len(group.paired):
             paired_current[spec] = (
-                current_all[spec] if all_paired else _take(state.scores.stats, group.paired_indices)
+                current_all[spec] if all_paired else take(state.scores.stats, group.paired_indices)
             )
-            paired_baseline[spec] = _take(state.baseline_stats, group.paired)
+            paired_baseline[spec] = take(state.baseline_stats, group.paired)
 
     tests: dict[str, BootstrapResult] = {}
     if significance is not None and paired_current:

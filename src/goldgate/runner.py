@@ -37,6 +37,7 @@ from goldgate.baseline import (
     verify_suite,
     write_baseline,
 )
+from goldgate.compact_stats import CompactStats
 from goldgate.config import Config
 from goldgate.drift import Anchors, drift_checks
 from goldgate.errors import (
@@ -53,6 +54,7 @@ from goldgate.gate import (
     SuiteEvaluation,
     SuiteScores,
     combine_verdicts,
+    components_of,
     evaluate_suite,
     verdict_of,
 )
@@ -645,11 +647,16 @@ def scored_from_arrays(
     counts = [len(record.references) for record in golden.records]
     scored_metrics = []
     for position, (spec, metric) in enumerate(pairs):
-        stats: FloatArray = np.stack([per_sample[s][position] for s in range(samples)])
+        stats: FloatArray = (
+            per_sample[0][position][np.newaxis]
+            if samples == 1
+            else np.stack([per_sample[s][position] for s in range(samples)])
+        )
         signature = str(metric.signature(counts))
         if not type(metric).__module__.startswith("goldgate."):
             _check_plugin_scores(name, spec, metric, stats, ids)
-        scored_metrics.append(MetricScores(spec, metric, signature, stats))
+        # held compact for the rest of the run: the largest per-example holder of memory
+        scored_metrics.append(MetricScores(spec, metric, signature, CompactStats.of(stats)))
     return ScoredSuite(
         golden=golden,
         outputs=outputs,
@@ -885,7 +892,7 @@ def suite_baseline(config: Config, scored: ScoredSuite) -> SuiteBaseline:
             signature=item.signature,
             score=sample_score(item.metric, item.stats),
             stat_names=list(item.metric.stat_names),
-            components=item.metric.components(item.stats.sum(axis=(0, 1)).tolist()),
+            components=components_of(item.metric, item.stats),
         )
         for item in scored.scores.metrics
     }

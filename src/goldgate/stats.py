@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from goldgate.compact_stats import CompactStats, Statistics, as_float
 from goldgate.metrics.base import Metric, Stats
 from goldgate.result import Interval
 
@@ -64,9 +65,9 @@ def as_stats_array(rows: Sequence[Stats] | Sequence[Sequence[Stats]], width: int
     return array
 
 
-def sample_score(metric: Metric[Any], stats: FloatArray) -> float:
-    """The score of a ``(samples, n, k)`` statistics array: the mean over sample indices."""
-    totals = stats.sum(axis=1)
+def sample_score(metric: Metric[Any], stats: Statistics) -> float:
+    """The score of ``(samples, n, k)`` statistics: the mean over sample indices."""
+    totals = as_float(stats).sum(axis=1)
     return float(np.mean([metric.score_stats(row.tolist()) for row in totals]))
 
 
@@ -109,24 +110,40 @@ _PASS_ROWS = 32
 _COUNT_LIMIT = np.iinfo(np.uint16).max
 
 
+#: a flattened ``(n, m)`` statistics matrix, or compact statistics whose rows are expanded a
+#: tile at a time (:meth:`CompactStats.rows`, the same layout)
+Block = FloatArray | CompactStats
+
+
+def _block_shape(block: Block) -> tuple[int, int]:
+    if isinstance(block, CompactStats):
+        return block.n, len(block.columns)
+    return block.shape[0], block.shape[1]
+
+
+def _block_rows(block: Block, start: int, stop: int) -> FloatArray:
+    return block.rows(start, stop) if isinstance(block, CompactStats) else block[start:stop]
+
+
 def resampled_totals_many(
-    blocks: Sequence[FloatArray], *, resamples: int, seed: int
+    blocks: Sequence[Block], *, resamples: int, seed: int
 ) -> list[FloatArray]:
     """``resampled_totals`` of several ``(n, m_i)`` matrices with the same resamples.
 
     The draws are those of ``resample_counts`` whatever the size: row by row from
-    ``default_rng(seed)``.
+    ``default_rng(seed)``. Compact statistics are expanded a tile at a time, never whole.
     """
-    n = blocks[0].shape[0]
+    n = _block_shape(blocks[0])[0]
     if n <= _TILED_ABOVE:
-        outs = [np.empty((resamples, block.shape[1]), dtype=np.float64) for block in blocks]
+        whole = [_block_rows(block, 0, n) for block in blocks]
+        outs = [np.empty((resamples, block.shape[1]), dtype=np.float64) for block in whole]
         row = 0
         for counts in resample_counts(n, resamples=resamples, seed=seed):
-            for out, block in zip(outs, blocks, strict=True):
-                out[row : row + counts.shape[0]] = counts @ block
+            for out, matrix in zip(outs, whole, strict=True):
+                out[row : row + counts.shape[0]] = counts @ matrix
             row += counts.shape[0]
         return outs
-    outs = [np.zeros((resamples, block.shape[1]), dtype=np.float64) for block in blocks]
+    outs = [np.zeros((resamples, _block_shape(block)[1]), dtype=np.float64) for block in blocks]
     rng = np.random.default_rng(seed)
     counts = np.empty((_PASS_ROWS, n), dtype=np.uint16)
     for start in range(0, resamples, _PASS_ROWS):
@@ -135,13 +152,13 @@ def resampled_totals_many(
             drawn = np.bincount(rng.integers(0, n, size=n), minlength=n)
             if drawn.max() > _COUNT_LIMIT:  # beyond 2 bytes: never in practice, exact anyway
                 for out, block in zip(outs, blocks, strict=True):
-                    out[start + offset] = drawn.astype(np.float64) @ block
+                    out[start + offset] = drawn.astype(np.float64) @ _block_rows(block, 0, n)
                 drawn[:] = 0
             counts[offset] = drawn
         for tile in range(0, n, _TILE):
             part = counts[:rows, tile : tile + _TILE].astype(np.float64)
             for out, block in zip(outs, blocks, strict=True):
-                out[start : start + rows] += part @ block[tile : tile + _TILE]
+                out[start : start + rows] += part @ _block_rows(block, tile, tile + _TILE)
     return outs
 
 
@@ -182,8 +199,20 @@ def two_sided_p(delta: float, deltas: FloatArray) -> float:
     return (extreme + 1) / (len(deltas) + 1)
 
 
+def _drawn(metric: Metric[Any], stats: Statistics) -> Statistics:
+    """What the bootstrap draws of a metric's statistics (``Metric.bootstrap_stats``); compact
+    statistics stay compact when the metric draws them as they are."""
+    if isinstance(stats, CompactStats) and type(metric).bootstrap_stats is Metric.bootstrap_stats:
+        return stats
+    return metric.bootstrap_stats(as_float(stats))
+
+
+def _flat(stats: Statistics) -> Block:
+    return stats if isinstance(stats, CompactStats) else _flatten(stats)
+
+
 def compare_many(
-    pairs: Sequence[tuple[Metric[Any], FloatArray, FloatArray]],
+    pairs: Sequence[tuple[Metric[Any], Statistics, Statistics]],
     *,
     resamples: int,
     alpha: float,
@@ -191,25 +220,27 @@ def compare_many(
 ) -> list[BootstrapResult]:
     """Paired bootstraps of several metrics over the same examples, from one set of draws.
 
-    Each pair holds a metric with its current and baseline ``(samples, n, k)`` arrays; every
-    metric sees the same resampled examples, and each result equals that of ``compare`` alone.
+    Each pair holds a metric with its current and baseline ``(samples, n, k)`` statistics
+    (float64 or compact); every metric sees the same resampled examples, and each result
+    equals that of ``compare`` alone.
     """
     if not pairs:
         return []
     # What each metric has the bootstrap draw: its statistics, or one pseudo-sample per
     # judgment for a judge asked several times (then resampled like a system's samples).
-    pairs = [(m, m.bootstrap_stats(cur), m.bootstrap_stats(base)) for m, cur, base in pairs]
+    pairs = [(m, _drawn(m, cur), _drawn(m, base)) for m, cur, base in pairs]
     n = pairs[0][1].shape[1]
-    blocks: list[FloatArray] = []
     for _metric, current, baseline in pairs:
         if current.shape[1] != n or baseline.shape[1] != n:
             raise ValueError("paired statistics must cover the same examples")
-        blocks += [_flatten(current), _flatten(baseline)]
     if n == 0:
         raise ValueError("cannot bootstrap an empty set of examples")
     if any(side.shape[0] > 1 for _, current, baseline in pairs for side in (current, baseline)):
-        scored = _two_level_scores(pairs, resamples=resamples, seed=seed)
+        # sampled outputs: small sets in practice, drawn from float64 arrays
+        expanded = [(m, as_float(cur), as_float(base)) for m, cur, base in pairs]
+        scored = _two_level_scores(expanded, resamples=resamples, seed=seed)
     else:
+        blocks = [_flat(side) for _, current, baseline in pairs for side in (current, baseline)]
         scored = _one_level_scores(pairs, blocks, resamples=resamples, seed=seed)
     results = []
     for (metric, current, baseline), (now, then) in zip(pairs, scored, strict=True):
@@ -229,8 +260,8 @@ def compare_many(
 
 
 def _one_level_scores(
-    pairs: Sequence[tuple[Metric[Any], FloatArray, FloatArray]],
-    blocks: Sequence[FloatArray] | FloatArray,
+    pairs: Sequence[tuple[Metric[Any], Statistics, Statistics]],
+    blocks: Sequence[Block] | FloatArray,
     *,
     resamples: int,
     seed: int,

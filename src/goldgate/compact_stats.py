@@ -1,0 +1,125 @@
+"""Per-example statistics held compactly in memory, expanded to float64 where they are summed.
+
+A million examples scored with BLEU, chrF, ROUGE-1/2/L, exact match and token F1 carry 44
+statistics each: 352 MB as float64, twice over with a baseline, and the largest holder of
+memory in a run. Most statistics are small counts (n-gram matches, lengths, hits) that fit
+exactly in one or two bytes; only true fractions (ROUGE's per-example F) need float64. So a
+suite's statistics are kept column by column, each column in the smallest type that holds
+every value exactly (the rule of the packed baseline, :func:`goldgate.packed.column_type`),
+and turned back into float64, bit for bit, one metric or one tile of examples at a time:
+whatever sums them sees exactly the numbers it saw before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+
+from goldgate.packed import column_type
+
+FloatArray = npt.NDArray[np.float64]
+IndexArray = npt.NDArray[np.intp]
+
+_DTYPES = {"u1": np.uint8, "u2": np.uint16, "u4": np.uint32, "i8": np.int64, "f8": np.float64}
+
+
+@dataclass(frozen=True, eq=False)
+class CompactStats:
+    """A ``(samples, n, k)`` statistics array stored as ``samples * k`` typed columns.
+
+    Column ``s * k + j`` holds ``stats[s, :, j]``: the layout of the bootstrap's flattened
+    matrix, whose tiles :meth:`rows` gives without expanding the rest.
+
+    ``example_major`` records the memory order that the float64 array would have had: NumPy
+    lays out ``stats[:, indices]`` example by example, and a sum over samples and examples
+    together adds in memory order, so :meth:`expand` restores that order too (it matters
+    only with several samples, and only in the last bit).
+    """
+
+    samples: int
+    n: int
+    k: int
+    columns: tuple[npt.NDArray[np.generic], ...]
+    example_major: bool = False
+
+    @classmethod
+    def of(cls, stats: FloatArray) -> CompactStats:
+        """The compact form of a ``(samples, n, k)`` float64 array."""
+        samples, n, k = stats.shape
+        columns = []
+        for s in range(samples):
+            for j in range(k):
+                column = stats[s, :, j]
+                columns.append(np.ascontiguousarray(column, dtype=_DTYPES[column_type(column)]))
+        return cls(samples, n, k, tuple(columns))
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (self.samples, self.n, self.k)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(column.nbytes for column in self.columns)
+
+    def take(self, indices: IndexArray, *, view: bool = True) -> CompactStats:
+        """The examples at ``indices`` (``stats[:, indices]``); views, not copies, when they
+        are a contiguous run and ``view`` is allowed."""
+        size = len(indices)
+        if view and _is_run(indices):
+            first = int(indices[0])
+            cut = slice(first, first + size)
+            columns = tuple(c[cut] for c in self.columns)
+            return CompactStats(self.samples, size, self.k, columns, self.example_major)
+        columns = tuple(c[indices] for c in self.columns)
+        return CompactStats(self.samples, size, self.k, columns, example_major=True)
+
+    def expand(self) -> FloatArray:
+        """The float64 ``(samples, n, k)`` array, equal bit for bit to the one compacted."""
+        if self.example_major:
+            major = np.empty((self.n, self.samples, self.k), dtype=np.float64)
+            for index, column in enumerate(self.columns):
+                major[:, index // self.k, index % self.k] = column
+            return major.transpose(1, 0, 2)
+        out = np.empty((self.samples, self.n, self.k), dtype=np.float64)
+        for index, column in enumerate(self.columns):
+            out[index // self.k, :, index % self.k] = column
+        return out
+
+    def rows(self, start: int, stop: int) -> FloatArray:
+        """Examples ``start:stop`` as a float64 ``(m, samples * k)`` matrix (flattened layout)."""
+        stop = min(stop, self.n)
+        out = np.empty((max(0, stop - start), len(self.columns)), dtype=np.float64)
+        for index, column in enumerate(self.columns):
+            out[:, index] = column[start:stop]
+        return out
+
+
+#: statistics as a run holds them: float64 as computed, or compact once scored
+Statistics: TypeAlias = FloatArray | CompactStats
+
+
+def as_float(stats: Statistics) -> FloatArray:
+    """A ``(samples, n, k)`` float64 array of either form."""
+    return stats.expand() if isinstance(stats, CompactStats) else stats
+
+
+def take(stats: Statistics, indices: IndexArray) -> Statistics:
+    """``stats[:, indices]`` of either form; a view, not a copy, when the indices are a run.
+
+    The suite's own group usually is one (ids in sorted order, all of them paired): at a
+    million examples a copy of every metric's statistics per use would triple the memory.
+    """
+    if isinstance(stats, CompactStats):
+        return stats.take(indices)
+    if _is_run(indices):
+        return stats[:, int(indices[0]) : int(indices[0]) + len(indices)]
+    return stats[:, indices]
+
+
+def _is_run(indices: IndexArray) -> bool:
+    """Whether ``indices`` are consecutive ascending positions (at least one)."""
+    n = len(indices)
+    return bool(n and int(indices[-1]) - int(indices[0]) == n - 1 and np.all(np.diff(indices) == 1))

@@ -315,14 +315,24 @@ def validated_records(raw: _Raw, path: Path | str) -> tuple[list[GoldenRecord], 
     records: list[GoldenRecord] = []
     seen: dict[str, int] = {}
     for where, number, data in raw:
-        record = _record(data, path, where, number)
-        if record.id in seen:
-            raise GoldenSetError(
-                f"{path}:{where}: duplicate id {record.id!r} (first on line {seen[record.id]})"
-            )
-        seen[record.id] = where
-        records.append(record)
+        _keep(_record(data, path, where, number), where, path, records, seen)
     return records, seen
+
+
+def _keep(
+    record: GoldenRecord,
+    where: int,
+    path: Path | str,
+    records: list[GoldenRecord],
+    seen: dict[str, int],
+) -> None:
+    """Append ``record`` (from line ``where``); an id seen before is an error naming both."""
+    if record.id in seen:
+        raise GoldenSetError(
+            f"{path}:{where}: duplicate id {record.id!r} (first on line {seen[record.id]})"
+        )
+    seen[record.id] = where
+    records.append(record)
 
 
 def _surrogate_error(
@@ -389,12 +399,7 @@ def _jsonl_records(text: str, path: Path) -> tuple[list[GoldenRecord], dict[str,
             record = _quick_record(data, number, shared)
             if record is None:
                 record = _record(data, path, number, number)
-            if record.id in seen:
-                raise GoldenSetError(
-                    f"{path}:{number}: duplicate id {record.id!r} (first on line {seen[record.id]})"
-                )
-            seen[record.id] = number
-            records.append(record)
+            _keep(record, number, path, records, seen)
     return records, seen
 
 

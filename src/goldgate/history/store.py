@@ -224,10 +224,13 @@ class HistoryStore:
             )
             run_id = cursor.lastrowid
             assert run_id is not None  # an INSERT always sets it
+            # Rows are generated as sqlite takes them: at a million examples each row's JSON
+            # lists are tens of MB, and building every one before the first insert would hold
+            # them all at once.
             db.executemany(
                 "INSERT INTO suites (run_id, suite, verdict, n_examples, ids, digests)"
                 " VALUES (?,?,?,?,?,?)",
-                [
+                (
                     (
                         run_id,
                         s.suite,
@@ -237,12 +240,12 @@ class HistoryStore:
                         _json_list(s.digests),
                     )
                     for s in record.suites
-                ],
+                ),
             )
             db.executemany(
                 "INSERT INTO scores (run_id, suite, metric, signature, score, low, high,"
                 " baseline, status, example_scores) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                [
+                (
                     (
                         run_id,
                         m.suite,
@@ -256,7 +259,7 @@ class HistoryStore:
                         _json_list(m.examples) if m.examples else None,
                     )
                     for m in record.metrics
-                ],
+                ),
             )
         return run_id
 

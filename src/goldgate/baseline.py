@@ -45,8 +45,8 @@ from goldgate.packed import (
     pack_columns,
     pack_json,
     unpack_bytes,
-    unpack_columns,
     unpack_json,
+    unpack_typed_columns,
 )
 from goldgate.stats import FloatArray, sample_score
 
@@ -351,9 +351,11 @@ def _decode_table(suite: SuiteBaseline) -> _Table:
                 f"statistics of {spec!r}: {len(block.columns)} columns, expected"
                 f" {suite.samples}×{width}"
             )
-        flat = unpack_columns(block.columns, n, block.data, block.sha256, f"statistics of {spec!r}")
-        stats[spec] = CompactStats.of(flat.reshape(n, suite.samples, width).transpose(1, 0, 2))
-        del flat
+        # the packed columns are already in the smallest exact types, in CompactStats' order
+        columns = unpack_typed_columns(
+            block.columns, n, block.data, block.sha256, f"statistics of {spec!r}"
+        )
+        stats[spec] = CompactStats(suite.samples, n, width, tuple(columns))
     missing = [spec for spec in suite.metrics if spec not in stats]
     if missing:
         raise PackError(f"no statistics for metric {missing[0]!r}")

@@ -18,12 +18,10 @@ from typing import TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from goldgate.packed import column_type
+from goldgate.packed import COLUMN_DTYPES, column_type
 
 FloatArray = npt.NDArray[np.float64]
 IndexArray = npt.NDArray[np.intp]
-
-_DTYPES = {"u1": np.uint8, "u2": np.uint16, "u4": np.uint32, "i8": np.int64, "f8": np.float64}
 
 
 @dataclass(frozen=True, eq=False)
@@ -53,7 +51,9 @@ class CompactStats:
         for s in range(samples):
             for j in range(k):
                 column = stats[s, :, j]
-                columns.append(np.ascontiguousarray(column, dtype=_DTYPES[column_type(column)]))
+                columns.append(
+                    np.ascontiguousarray(column, dtype=COLUMN_DTYPES[column_type(column)])
+                )
         return cls(samples, n, k, tuple(columns))
 
     @property
@@ -79,11 +79,9 @@ class CompactStats:
     def expand(self) -> FloatArray:
         """The float64 ``(samples, n, k)`` array, equal bit for bit to the one compacted."""
         if self.example_major:
-            major = np.empty((self.n, self.samples, self.k), dtype=np.float64)
-            for index, column in enumerate(self.columns):
-                major[:, index // self.k, index % self.k] = column
-            return major.transpose(1, 0, 2)
-        out = np.empty((self.samples, self.n, self.k), dtype=np.float64)
+            out = np.empty((self.n, self.samples, self.k), dtype=np.float64).transpose(1, 0, 2)
+        else:
+            out = np.empty((self.samples, self.n, self.k), dtype=np.float64)
         for index, column in enumerate(self.columns):
             out[index // self.k, :, index % self.k] = column
         return out

@@ -29,7 +29,9 @@ FloatArray = npt.NDArray[np.float64]
 
 #: The column types a packed statistics block may use.
 ColumnType = Literal["u1", "u2", "u4", "i8", "f8"]
-_NUMPY_TYPES: dict[str, str] = {"u1": "<u1", "u2": "<u2", "u4": "<u4", "i8": "<i8", "f8": "<f8"}
+#: Each column type's NumPy type (little-endian, as packed; also the in-memory type of
+#: :class:`goldgate.compact_stats.CompactStats` columns).
+COLUMN_DTYPES: dict[str, str] = {"u1": "<u1", "u2": "<u2", "u4": "<u4", "i8": "<i8", "f8": "<f8"}
 _LEVEL = 6
 
 
@@ -95,7 +97,7 @@ def pack_columns(array: FloatArray) -> tuple[list[ColumnType], str, str]:
         column = np.ascontiguousarray(array[:, index])
         kind = column_type(column)
         kinds.append(kind)
-        encoded = column.astype(_NUMPY_TYPES[kind]).tobytes()
+        encoded = column.astype(COLUMN_DTYPES[kind]).tobytes()
         if kind == "f8":
             # byte shuffle: all first bytes, then all second bytes...
             encoded = np.frombuffer(encoded, dtype=np.uint8).reshape(-1, 8).T.tobytes()
@@ -104,27 +106,39 @@ def pack_columns(array: FloatArray) -> tuple[list[ColumnType], str, str]:
     return kinds, sha256, data
 
 
-def unpack_columns(kinds: Sequence[str], n: int, data: str, sha256: str, what: str) -> FloatArray:
-    """The ``(n, len(kinds))`` float64 array of a block written by ``pack_columns``."""
+def unpack_typed_columns(
+    kinds: Sequence[str], n: int, data: str, sha256: str, what: str
+) -> list[npt.NDArray[np.generic]]:
+    """The columns of a block written by ``pack_columns``, each in its packed type."""
     raw = unpack_bytes(data, sha256, what)
     widths = []
     for kind in kinds:
-        if kind not in _NUMPY_TYPES:
+        if kind not in COLUMN_DTYPES:
             raise PackError(f"{what}: unknown column type {kind!r}")
-        widths.append(np.dtype(_NUMPY_TYPES[kind]).itemsize * n)
+        widths.append(np.dtype(COLUMN_DTYPES[kind]).itemsize * n)
     if sum(widths) != len(raw):
         raise PackError(
             f"{what}: the packed data holds {len(raw)} bytes, its {len(kinds)} columns of"
             f" {n} examples need {sum(widths)}"
         )
-    out = np.empty((n, len(kinds)), dtype=np.float64)
+    columns = []
     offset = 0
-    for index, (kind, width) in enumerate(zip(kinds, widths, strict=True)):
+    for kind, width in zip(kinds, widths, strict=True):
         chunk = raw[offset : offset + width]
         offset += width
         if kind == "f8":
             chunk = np.frombuffer(chunk, dtype=np.uint8).reshape(8, -1).T.tobytes()
-        out[:, index] = np.frombuffer(chunk, dtype=_NUMPY_TYPES[kind])
-    if not np.all(np.isfinite(out)):
-        raise PackError(f"{what}: the packed statistics hold NaN or infinity")
+        column = np.frombuffer(chunk, dtype=COLUMN_DTYPES[kind])
+        if kind == "f8" and not np.all(np.isfinite(column)):  # integer types always are
+            raise PackError(f"{what}: the packed statistics hold NaN or infinity")
+        columns.append(column)
+    return columns
+
+
+def unpack_columns(kinds: Sequence[str], n: int, data: str, sha256: str, what: str) -> FloatArray:
+    """The ``(n, len(kinds))`` float64 array of a block written by ``pack_columns``."""
+    columns = unpack_typed_columns(kinds, n, data, sha256, what)
+    out = np.empty((n, len(kinds)), dtype=np.float64)
+    for index, column in enumerate(columns):
+        out[:, index] = column
     return out

@@ -694,7 +694,7 @@ def _check_plugin_scores(
     where = f"suite {name!r}, metric {spec!r}"
     try:
         score = sample_score(metric, stats)
-        metric.components(stats.sum(axis=(0, 1)).tolist())  # the reports and the baseline call it
+        components_of(metric, stats)  # the reports and the baseline call it
         worst = None
         for sample in stats:  # every example's score at once, as the gate asks for them
             values = sample_scores(metric, sample)

@@ -34,7 +34,7 @@ from goldgate.compact_stats import CompactStats, Statistics, as_float
 from goldgate.errors import BaselineError, first_of
 from goldgate.gitinfo import GitFailed as _GitFailed
 from goldgate.gitinfo import git as _git
-from goldgate.goldens import RecordDigests
+from goldgate.goldens import RecordDigests, hex_digests
 from goldgate.goldens import record_digest as record_digest
 from goldgate.inputs import MAX_NESTING, read_regular
 from goldgate.metrics.base import Metric
@@ -123,8 +123,7 @@ class _Table:
     @functools.cached_property
     def digests(self) -> list[str]:
         """Each example's digest as 16 hex digits, in the order of ``ids``."""
-        hexed = self.digest_bytes.hex()
-        return [hexed[16 * index : 16 * index + 16] for index in range(len(self.ids))]
+        return hex_digests(self.digest_bytes)
 
 
 # Decoded tables live beside the models, not in them: pydantic compares private attributes

@@ -110,6 +110,12 @@ class GoldenSet:
         return len(self.records)
 
 
+def hex_digests(raw: bytes) -> list[str]:
+    """Digests kept as 8 raw bytes each, as the 16 hex digits :func:`record_digest` gives."""
+    hexed = raw.hex()
+    return [hexed[start : start + 16] for start in range(0, len(hexed), 16)]
+
+
 class RecordDigests(Mapping[str, str]):
     """id → :func:`record_digest` (16 hex digits) of a golden set's records, in their order.
 
@@ -127,18 +133,13 @@ class RecordDigests(Mapping[str, str]):
 
     def _table(self) -> dict[str, str]:
         if self._by_id is None:
-            hexed = self.raw.hex()
-            self._by_id = {
-                record_id: hexed[16 * index : 16 * index + 16]
-                for index, record_id in enumerate(self.ids)
-            }
+            self._by_id = dict(zip(self.ids, hex_digests(self.raw), strict=True))
         return self._by_id
 
     def of(self, ids: Sequence[str]) -> list[str] | None:
         """The digests of ``ids``, in that order; None when one of them is not here."""
         if len(ids) == len(self.ids) and list(ids) == self.ids:
-            hexed = self.raw.hex()
-            return [hexed[16 * index : 16 * index + 16] for index in range(len(ids))]
+            return hex_digests(self.raw)
         table = self._table()
         try:
             return [table[record_id] for record_id in ids]

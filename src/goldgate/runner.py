@@ -702,6 +702,8 @@ def _check_plugin_scores(
             if bad.size:
                 worst = (ids[int(bad[0])], float(values[bad[0]]))
                 break
+    except MetricError as exc:  # an array of the wrong shape, say: named where it was found
+        raise MetricError(f"{where}: {exc}") from None
     except GoldgateError:
         raise
     except Exception as exc:  # a plugin may raise anything

@@ -72,6 +72,13 @@ class RaisingComponents(NanScore):
 
     def components(self, stats):
         raise ZeroDivisionError("components broke")
+
+class WrongShapeScores(NanScore):
+    def score_stats(self, stats):
+        return 50.0
+
+    def example_scores(self, stats):
+        return [1.0, 2.0, 3.0]
 """
 
 
@@ -111,6 +118,7 @@ def write_outputs(root: Path, outputs: list[str]) -> None:
         ("NanScore", "its corpus score is nan, not a finite number"),
         ("RaisingScore", "raised KeyError: 'score_stats broke' at "),
         ("RaisingComponents", "raised ZeroDivisionError: components broke at "),
+        ("WrongShapeScores", "WrongShapeScores.example_scores gave an array of shape (3,) for 2"),
     ],
 )
 @pytest.mark.parametrize("command", ["run", "bless"])

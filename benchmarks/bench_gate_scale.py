@@ -70,7 +70,8 @@ def _statistics(spec: str, n: int, rng: Any) -> Any:
 
 
 class _Baseline:
-    """What ``evaluate_suite`` reads of a baseline: every example, these statistics."""
+    """What ``evaluate_suite`` reads of a baseline: every example, these statistics (compact,
+    as a packed baseline decodes them)."""
 
     def __init__(self, stats: dict[str, Any]) -> None:
         self.metrics = dict.fromkeys(stats)
@@ -79,7 +80,7 @@ class _Baseline:
     def has_example(self, example_id: str) -> bool:
         return True
 
-    def stats_array(self, spec: str, ids: Any) -> Any:
+    def compact_stats(self, spec: str, ids: Any) -> Any:
         return self._stats[spec]
 
 
@@ -91,13 +92,15 @@ def _rss() -> int:
 def child(n: int, resamples: int, jobs: int) -> dict[str, Any]:
     import numpy as np
 
+    from goldgate.compact_stats import CompactStats
     from goldgate.gate import MetricScores, SuiteScores, evaluate_suite
     from goldgate.metrics.registry import create_metric
 
     rng = np.random.default_rng(1)
     metrics = {spec: create_metric(spec) for spec in SPECS}
-    current = {spec: _statistics(spec, n, rng)[np.newaxis] for spec in SPECS}
-    blessed = {spec: _statistics(spec, n, rng)[np.newaxis] for spec in SPECS}
+    # Compact on both sides, as a run holds them: scored statistics and a packed baseline's.
+    current = {spec: CompactStats.of(_statistics(spec, n, rng)[np.newaxis]) for spec in SPECS}
+    blessed = {spec: CompactStats.of(_statistics(spec, n, rng)[np.newaxis]) for spec in SPECS}
     tags = tuple((TAGS[i],) for i in rng.integers(0, len(TAGS), n).tolist())
     suite = SuiteScores(
         "qa",
@@ -160,7 +163,10 @@ def main() -> int:
     for jobs in args.jobs:
         command = [sys.executable, __file__, "--child", "--examples", str(args.examples)]
         command += ["--resamples", str(args.resamples), "--jobs", str(jobs)]
-        done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+        done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+        if done.returncode != 0:  # the child's traceback, not only its exit status
+            sys.stderr.write(done.stderr)
+            return done.returncode
         figures = json.loads(done.stdout)
         digests.add(figures["digest"])
         print(

@@ -97,17 +97,29 @@ def resampled_totals(columns: FloatArray, *, resamples: int, seed: int) -> npt.N
     return resampled_totals_many([columns], resamples=resamples, seed=seed)[0]
 
 
-#: Above this many examples the product is tiled: resamples are drawn ``_PASS_ROWS`` at a
-#: time (counts kept as 2-byte integers) and multiplied ``_TILE`` examples at a time, so every
-#: pass reads each example's statistics once instead of once per two resamples. At 1,000,000
-#: examples that is the difference between hours and seconds; memory stays ~100 MB.
+#: Above this many examples the product is tiled: resamples are drawn a pass at a time (counts
+#: kept as 1-byte integers) and multiplied ``_TILE`` examples at a time, so every pass reads
+#: each example's statistics once instead of once per two resamples. At 1,000,000 examples
+#: that is the difference between hours and seconds; memory stays ~200 MB.
 _TILED_ABOVE = 32_768
-#: Examples per tile: the tile's counts as float64 (32 × 4,096 × 8 bytes = 1 MB) stay in the
+#: Examples per tile: the tile's counts as float64 (128 × 4,096 × 8 bytes = 4 MB) stay in the
 #: cache while every metric's block is multiplied by them (with 32,768 they were re-read from
 #: memory per block: 2× slower at a million examples).
 _TILE = 4_096
+#: Resample rows of every product of a block with fractional statistics. BLAS rounds a row's
+#: sums differently when the product has another number of rows, or the row another place in
+#: it, so these products keep the shapes the results were first computed with.
 _PASS_ROWS = 32
+#: A pass draws this many times ``_PASS_ROWS`` resamples: each tile's statistics are expanded
+#: once per pass, and blocks of integers are multiplied by the whole pass at once. The pass's
+#: 1-byte counts are 128 MB at a million examples.
+_PRODUCTS_PER_PASS = 4
+#: A count above this is not kept in the pass: that resample is multiplied whole, at once.
 _COUNT_LIMIT = np.iinfo(np.uint16).max
+#: Integer statistics whose products with counts up to ``_COUNT_LIMIT`` stay below this are
+#: summed exactly by float64 in any order and grouping (half of 2**53, for the rounding of
+#: the bound's own sum).
+_EXACT_BELOW = 2.0**52
 
 
 #: a flattened ``(n, m)`` statistics matrix, or compact statistics whose rows are expanded a
@@ -123,6 +135,35 @@ def _block_shape(block: Block) -> tuple[int, int]:
 
 def _block_rows(block: Block, start: int, stop: int) -> FloatArray:
     return block.rows(start, stop) if isinstance(block, CompactStats) else block[start:stop]
+
+
+def _exact_products(block: Block) -> bool:
+    """Whether every sum of ``block``'s columns weighted by counts up to ``_COUNT_LIMIT`` is
+    exact in float64: integers only, small enough that no partial sum is ever rounded."""
+    columns = block.columns if isinstance(block, CompactStats) else block.T
+    largest = 0.0
+    for column in columns:
+        if column.dtype.kind == "f" and not (
+            np.all(np.isfinite(column)) and np.array_equal(column, np.trunc(column))
+        ):
+            return False
+        largest = max(largest, float(np.abs(column.astype(np.float64)).sum()))
+    return largest * _COUNT_LIMIT < _EXACT_BELOW
+
+
+def _side_by_side(blocks: Sequence[Block], width: int, start: int, stop: int) -> FloatArray:
+    """Examples ``start:stop`` of ``blocks`` as one float64 matrix, their columns in order."""
+    out = np.empty((stop - start, width), dtype=np.float64)
+    at = 0
+    for block in blocks:
+        if isinstance(block, CompactStats):
+            for column in block.columns:
+                out[:, at] = column[start:stop]
+                at += 1
+        else:
+            out[:, at : at + block.shape[1]] = block[start:stop]
+            at += block.shape[1]
+    return out
 
 
 def resampled_totals_many(
@@ -143,23 +184,98 @@ def resampled_totals_many(
                 out[row : row + counts.shape[0]] = counts @ matrix
             row += counts.shape[0]
         return outs
-    outs = [np.zeros((resamples, _block_shape(block)[1]), dtype=np.float64) for block in blocks]
+    return _tiled_totals(blocks, n, resamples=resamples, seed=seed)
+
+
+def _tiled_totals(
+    blocks: Sequence[Block], n: int, *, resamples: int, seed: int
+) -> list[FloatArray]:
+    """``resampled_totals_many`` of a large set, a pass of resamples and a tile at a time.
+
+    Blocks of integers whose sums are exact (:func:`_exact_products`) are multiplied side by
+    side, a whole pass in one product: exact sums do not depend on how they are grouped. Any
+    other block keeps products of ``_PASS_ROWS`` resamples and one tile, added to its totals
+    tile after tile: the very operations, and so the very roundings, of its first results.
+    """
+    exact = [_exact_products(block) for block in blocks]
+    merged = [block for block, is_exact in zip(blocks, exact, strict=True) if is_exact]
+    merged_width = sum(_block_shape(block)[1] for block in merged)
+    merged_out = np.zeros((resamples, merged_width), dtype=np.float64)
+    fractional = [
+        (block, np.zeros((resamples, _block_shape(block)[1]), dtype=np.float64))
+        for block, is_exact in zip(blocks, exact, strict=True)
+        if not is_exact
+    ]
     rng = np.random.default_rng(seed)
-    counts = np.empty((_PASS_ROWS, n), dtype=np.uint16)
-    for start in range(0, resamples, _PASS_ROWS):
-        rows = min(_PASS_ROWS, resamples - start)
-        for offset in range(rows):
-            drawn = np.bincount(rng.integers(0, n, size=n), minlength=n)
-            if drawn.max() > _COUNT_LIMIT:  # beyond 2 bytes: never in practice, exact anyway
-                for out, block in zip(outs, blocks, strict=True):
-                    out[start + offset] = drawn.astype(np.float64) @ _block_rows(block, 0, n)
-                drawn[:] = 0
-            counts[offset] = drawn
+    pass_rows = _PASS_ROWS * _PRODUCTS_PER_PASS
+    byte_counts = np.empty((pass_rows, n), dtype=np.uint8)
+    for start in range(0, resamples, pass_rows):
+        rows = min(pass_rows, resamples - start)
+        counts = _draw_pass(rng, byte_counts, rows, start, merged, merged_out, fractional)
         for tile in range(0, n, _TILE):
-            part = counts[:rows, tile : tile + _TILE].astype(np.float64)
-            for out, block in zip(outs, blocks, strict=True):
-                out[start : start + rows] += part @ _block_rows(block, tile, tile + _TILE)
-    return outs
+            stop = min(tile + _TILE, n)
+            part = counts[:rows, tile:stop].astype(np.float64)
+            if merged:
+                merged_out[start : start + rows] += part @ _side_by_side(
+                    merged, merged_width, tile, stop
+                )
+            for block, out in fractional:
+                matrix = _block_rows(block, tile, tile + _TILE)
+                for first in range(0, rows, _PASS_ROWS):
+                    last = min(first + _PASS_ROWS, rows)
+                    out[start + first : start + last] += part[first:last] @ matrix
+    outs = iter(out for _, out in fractional)
+    totals = []
+    at = 0
+    for block, is_exact in zip(blocks, exact, strict=True):
+        if is_exact:
+            width = _block_shape(block)[1]
+            totals.append(np.ascontiguousarray(merged_out[:, at : at + width]))
+            at += width
+        else:
+            totals.append(next(outs))
+    return totals
+
+
+def _draw_pass(
+    rng: np.random.Generator,
+    byte_counts: npt.NDArray[np.uint8],
+    rows: int,
+    start: int,
+    merged: Sequence[Block],
+    merged_out: FloatArray,
+    fractional: Sequence[tuple[Block, FloatArray]],
+) -> npt.NDArray[np.uint8] | npt.NDArray[np.uint16]:
+    """The counts of resamples ``start:start+rows``, drawn into ``byte_counts`` while every
+    count fits a byte (else a 2-byte copy); a resample with a count above ``_COUNT_LIMIT`` is
+    multiplied whole here, into the totals, and left with zero counts in the pass."""
+    n = byte_counts.shape[1]
+    counts: npt.NDArray[np.uint8] | npt.NDArray[np.uint16] = byte_counts
+    for offset in range(rows):
+        draws = rng.integers(0, n, size=n)
+        counted = counts[offset]
+        counted[:] = 0
+        # Counting into the pass's own small integers is ~3× faster than bincount at a
+        # million examples (its 8-byte counts miss the cache); they wrap past the type's
+        # largest value, which leaves fewer than n draws counted.
+        np.add.at(counted, draws, counted.dtype.type(1))
+        if int(counted.sum(dtype=np.int64)) == n:
+            continue
+        drawn = np.bincount(draws, minlength=n)
+        if drawn.max() > _COUNT_LIMIT:  # beyond 2 bytes: never in practice, exact anyway
+            whole = drawn.astype(np.float64)
+            at = 0
+            for block in merged:
+                width = _block_shape(block)[1]
+                merged_out[start + offset, at : at + width] = whole @ _block_rows(block, 0, n)
+                at += width
+            for block, out in fractional:
+                out[start + offset] = whole @ _block_rows(block, 0, n)
+            drawn[:] = 0
+        elif counts.dtype == np.uint8:  # beyond 1 byte: never in practice either
+            counts = counts.astype(np.uint16)
+        counts[offset] = drawn
+    return counts
 
 
 def _flatten(stats: FloatArray) -> FloatArray:

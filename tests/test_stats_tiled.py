@@ -1,0 +1,193 @@
+"""The tiled bootstrap of large sets gives, bit for bit, the totals of its first version.
+
+``_reference_totals`` is ``resampled_totals_many``'s tiled path as it was before blocks of
+integers were multiplied side by side and counts were kept in one byte: 32 resamples a pass
+as 2-byte counts, every block multiplied by every tile on its own. Every figure a gate has
+reported at scale came from it, so the current code must give exactly its numbers, the last
+bit and the sign of zero included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from goldgate import stats
+from goldgate.compact_stats import CompactStats
+
+FloatArray = Any
+
+
+def _reference_totals(
+    blocks: Sequence[stats.Block],
+    *,
+    resamples: int,
+    seed: int,
+    tile: int = 4_096,
+    pass_rows: int = 32,
+    count_limit: int = int(np.iinfo(np.uint16).max),
+) -> list[FloatArray]:
+    """The tiled path of ``resampled_totals_many`` before it merged blocks (at 2142f6b)."""
+    n = stats._block_shape(blocks[0])[0]
+    outs = [np.zeros((resamples, stats._block_shape(b)[1]), dtype=np.float64) for b in blocks]
+    rng = np.random.default_rng(seed)
+    counts = np.empty((pass_rows, n), dtype=np.uint16)
+    for start in range(0, resamples, pass_rows):
+        rows = min(pass_rows, resamples - start)
+        for offset in range(rows):
+            drawn = np.bincount(rng.integers(0, n, size=n), minlength=n)
+            if drawn.max() > count_limit:
+                for out, block in zip(outs, blocks, strict=True):
+                    out[start + offset] = drawn.astype(np.float64) @ stats._block_rows(block, 0, n)
+                drawn[:] = 0
+            counts[offset] = drawn
+        for first in range(0, n, tile):
+            part = counts[:rows, first : first + tile].astype(np.float64)
+            for out, block in zip(outs, blocks, strict=True):
+                out[start : start + rows] += part @ stats._block_rows(block, first, first + tile)
+    return outs
+
+
+def _assert_bitwise_equal(got: Sequence[FloatArray], expected: Sequence[FloatArray]) -> None:
+    assert len(got) == len(expected)
+    for mine, theirs in zip(got, expected, strict=True):
+        assert mine.dtype == theirs.dtype == np.float64
+        assert mine.shape == theirs.shape
+        # int64 views compare the bits: -0.0 against 0.0 and NaN against NaN included
+        assert np.array_equal(mine.view(np.int64), theirs.view(np.int64))
+
+
+def _blocks(n: int, rng: np.random.Generator) -> list[stats.Block]:
+    """Statistics of every kind a gate bootstraps, compact and float64, exact and not."""
+    bleu_like = rng.integers(0, 30, size=(n, 10)).astype(np.float64)
+    signed = rng.integers(-50, 50, size=(n, 3)).astype(np.float64)
+    rouge_like = np.column_stack([rng.random((n, 3)), np.ones(n)])
+    f1_like = np.column_stack([rng.random(n), np.ones(n)])
+    scaled = rng.random((n, 2)) * np.array([1e-6, 1e9])
+    huge = rng.integers(0, 2**40, size=(n, 2)).astype(np.float64)  # integers, but not exact
+    side_by_side = np.column_stack([rng.random((n, 2)), rng.integers(0, 5, size=(n, 2))])
+    return [
+        CompactStats.of(bleu_like[np.newaxis]),
+        CompactStats.of(rouge_like[np.newaxis]),
+        bleu_like[:, :4].copy(),
+        rouge_like.copy(),
+        CompactStats.of(signed[np.newaxis]),
+        signed.copy(),
+        f1_like,
+        CompactStats.of(f1_like[np.newaxis]),
+        scaled,
+        huge,
+        CompactStats.of(huge[np.newaxis]),
+        # column slices of one matrix, as _one_level_scores hands them over
+        side_by_side[:, :2],
+        side_by_side[:, 2:],
+    ]
+
+
+def test_exact_products_are_told_from_the_others() -> None:
+    rng = np.random.default_rng(0)
+    blocks = _blocks(5_000, rng)
+    exact = [stats._exact_products(block) for block in blocks]
+    assert exact == [True, False, True, False, True, True] + [False] * 6 + [True]
+    assert not stats._exact_products(np.array([[1.0], [np.nan]]))
+    assert not stats._exact_products(np.array([[1.0], [np.inf]]))
+    assert stats._exact_products(np.array([[-0.0], [3.0]]))
+
+
+@pytest.mark.parametrize("n", [stats._TILED_ABOVE + 1, 9 * stats._TILE + 1_001])
+@pytest.mark.parametrize("resamples", [1, 31, 129, 300])
+def test_large_sets_give_the_reference_totals(n: int, resamples: int) -> None:
+    """Just above the tiled threshold and at a size that is no multiple of the tile; passes
+    of one row, less than one product, one row more than a pass, and a partial last pass."""
+    blocks = _blocks(n, np.random.default_rng(n + resamples))
+    got = stats.resampled_totals_many(blocks, resamples=resamples, seed=resamples)
+    _assert_bitwise_equal(got, _reference_totals(blocks, resamples=resamples, seed=resamples))
+
+
+@pytest.mark.parametrize("kinds", ["exact", "fractional"])
+def test_sets_of_one_kind_of_block(kinds: str) -> None:
+    n = stats._TILED_ABOVE + 4_321
+    blocks = _blocks(n, np.random.default_rng(3))
+    chosen = [b for b in blocks if stats._exact_products(b) == (kinds == "exact")]
+    got = stats.resampled_totals_many(chosen, resamples=150, seed=4)
+    _assert_bitwise_equal(got, _reference_totals(chosen, resamples=150, seed=4))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_small_tiles_and_passes_give_the_reference_totals(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tiled path scaled down: odd tiles, passes and sizes, shuffled blocks."""
+    rng = np.random.default_rng(seed)
+    tile = int(rng.integers(5, 60))
+    pass_rows = int(rng.integers(1, 12))
+    n = int(rng.integers(101, 700))
+    resamples = int(rng.integers(1, 5 * pass_rows * stats._PRODUCTS_PER_PASS))
+    monkeypatch.setattr(stats, "_TILED_ABOVE", 100)
+    monkeypatch.setattr(stats, "_TILE", tile)
+    monkeypatch.setattr(stats, "_PASS_ROWS", pass_rows)
+    blocks = _blocks(n, rng)
+    chosen = [blocks[i] for i in rng.permutation(len(blocks))[: int(rng.integers(1, 14))]]
+    got = stats.resampled_totals_many(chosen, resamples=resamples, seed=seed)
+    expected = _reference_totals(
+        chosen, resamples=resamples, seed=seed, tile=tile, pass_rows=pass_rows
+    )
+    _assert_bitwise_equal(got, expected)
+
+
+class _Skewed:
+    """A generator that, every ``every`` draws of examples, draws example 0 ``repeats``
+    times: counts beyond what a byte (or two) holds, which fair draws never reach."""
+
+    def __init__(self, seed: int, *, every: int, repeats: int) -> None:
+        self._rng = _real_default_rng(seed)
+        self._every, self._repeats, self._calls = every, repeats, 0
+
+    def integers(self, low: int, high: int, size: int) -> Any:
+        draws = self._rng.integers(low, high, size=size)
+        self._calls += 1
+        if self._calls % self._every == 0:
+            draws[: self._repeats] = 0
+        return draws
+
+
+_real_default_rng = np.random.default_rng
+
+
+def _skew(monkeypatch: pytest.MonkeyPatch, *, every: int, repeats: int) -> None:
+    def skewed(seed: int) -> _Skewed:
+        return _Skewed(seed, every=every, repeats=repeats)
+
+    monkeypatch.setattr(np.random, "default_rng", skewed)
+
+
+def test_counts_beyond_one_byte(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pass with a count above 255 is counted in two bytes, with the same totals."""
+    n = stats._TILED_ABOVE + 1_234
+    blocks = _blocks(n, np.random.default_rng(5))
+    _skew(monkeypatch, every=7, repeats=300)
+    got = stats.resampled_totals_many(blocks, resamples=270, seed=6)
+    _assert_bitwise_equal(got, _reference_totals(blocks, resamples=270, seed=6))
+
+
+def test_counts_beyond_two_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resample with a count above 65,535 is multiplied whole, as it always was."""
+    n = 70_001
+    blocks = _blocks(n, np.random.default_rng(7))
+    _skew(monkeypatch, every=5, repeats=66_000)
+    got = stats.resampled_totals_many(blocks, resamples=40, seed=8)
+    _assert_bitwise_equal(got, _reference_totals(blocks, resamples=40, seed=8))
+
+
+def test_negative_zeros_keep_their_sign(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Columns of -0.0 (integers to the exactness test) total as the reference totals them."""
+    monkeypatch.setattr(stats, "_TILED_ABOVE", 100)
+    monkeypatch.setattr(stats, "_TILE", 16)
+    n = 150
+    zeros = np.full((n, 2), -0.0)
+    blocks: list[stats.Block] = [zeros, np.column_stack([zeros[:, 0], np.ones(n)])]
+    got = stats.resampled_totals_many(blocks, resamples=20, seed=1)
+    _assert_bitwise_equal(got, _reference_totals(blocks, resamples=20, seed=1, tile=16))

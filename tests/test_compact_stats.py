@@ -52,6 +52,19 @@ def test_compact_statistics_expand_take_and_sum_like_the_array(
         assert compact.rows(start, start + 7).tobytes() == flat[start : start + 7].tobytes()
 
 
+def test_large_statistics_expand_a_run_of_examples_at_a_time() -> None:
+    """More examples than one run of the expansion, in both memory orders."""
+    samples, n = 2, 3 * 8_192 + 5
+    array = _stats(11, samples, n)
+    compact = CompactStats.of(array)
+    assert compact.expand().tobytes() == array.tobytes()
+    indices = np.random.default_rng(11).permutation(n).astype(np.intp)
+    shuffled = compact.take(indices)  # example-major
+    assert shuffled.example_major
+    assert shuffled.expand().tobytes() == array[:, indices].tobytes()
+    assert shuffled.expand().strides == array[:, indices].strides
+
+
 def test_the_bootstrap_of_compact_statistics_is_that_of_the_arrays() -> None:
     """Tiled (expanded a tile at a time) and whole, one metric or several."""
     rng = np.random.default_rng(7)

@@ -24,6 +24,11 @@ FloatArray = npt.NDArray[np.float64]
 IndexArray = npt.NDArray[np.intp]
 
 
+#: Examples expanded at a time: their float64 rows stay in the cache while every column fills
+#: them (8,192 × 44 statistics × 8 bytes = 2.9 MB).
+_EXPAND_ROWS = 8_192
+
+
 @dataclass(frozen=True, eq=False)
 class CompactStats:
     """A ``(samples, n, k)`` statistics array stored as ``samples * k`` typed columns.
@@ -82,8 +87,12 @@ class CompactStats:
             out = np.empty((self.n, self.samples, self.k), dtype=np.float64).transpose(1, 0, 2)
         else:
             out = np.empty((self.samples, self.n, self.k), dtype=np.float64)
-        for index, column in enumerate(self.columns):
-            out[index // self.k, :, index % self.k] = column
+        # A few thousand examples at a time: column by column over the whole array, every
+        # column's strided writes would pass over all of its memory (4x slower at 1M).
+        for start in range(0, self.n, _EXPAND_ROWS):
+            stop = start + _EXPAND_ROWS
+            for index, column in enumerate(self.columns):
+                out[index // self.k, start:stop, index % self.k] = column[start:stop]
         return out
 
     def rows(self, start: int, stop: int) -> FloatArray:

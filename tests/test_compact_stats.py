@@ -63,6 +63,17 @@ def test_large_statistics_expand_a_run_of_examples_at_a_time() -> None:
     assert shuffled.example_major
     assert shuffled.expand().tobytes() == array[:, indices].tobytes()
     assert shuffled.expand().strides == array[:, indices].strides
+    buffer = np.full((4_096, samples * 5), np.nan)
+    for start in (0, n - 100):
+        fresh, reused = (
+            compact.rows(start, start + 4_096),
+            compact.rows(start, start + 4_096, into=buffer),
+        )
+        assert reused.base is buffer
+        assert reused.shape == fresh.shape and reused.strides == fresh.strides
+        assert (
+            reused.tobytes() == fresh.tobytes() == _flatten(array)[start : start + 4_096].tobytes()
+        )
 
 
 def test_the_bootstrap_of_compact_statistics_is_that_of_the_arrays() -> None:

@@ -95,10 +95,12 @@ class CompactStats:
                 out[index // self.k, start:stop, index % self.k] = column[start:stop]
         return out
 
-    def rows(self, start: int, stop: int) -> FloatArray:
-        """Examples ``start:stop`` as a float64 ``(m, samples * k)`` matrix (flattened layout)."""
+    def rows(self, start: int, stop: int, *, into: FloatArray | None = None) -> FloatArray:
+        """Examples ``start:stop`` as a float64 ``(m, samples * k)`` matrix (flattened layout);
+        the first ``m`` rows of ``into`` when given, a C-ordered buffer reused tile after tile."""
         stop = min(stop, self.n)
-        out = np.empty((max(0, stop - start), len(self.columns)), dtype=np.float64)
+        size = max(0, stop - start)
+        out = np.empty((size, len(self.columns))) if into is None else into[:size]
         for index, column in enumerate(self.columns):
             out[:, index] = column[start:stop]
         return out

@@ -151,19 +151,22 @@ def _exact_products(block: Block) -> bool:
     return largest * _COUNT_LIMIT < _EXACT_BELOW
 
 
-def _side_by_side(blocks: Sequence[Block], width: int, start: int, stop: int) -> FloatArray:
-    """Examples ``start:stop`` of ``blocks`` as one float64 matrix, their columns in order."""
-    out = np.empty((stop - start, width), dtype=np.float64)
+def _side_by_side(
+    blocks: Sequence[Block], columns: FloatArray, start: int, stop: int
+) -> FloatArray:
+    """Examples ``start:stop`` of ``blocks``, transposed: one row of ``columns`` a statistic,
+    in order, each written in one contiguous run."""
+    size = stop - start
     at = 0
     for block in blocks:
         if isinstance(block, CompactStats):
             for column in block.columns:
-                out[:, at] = column[start:stop]
+                columns[at, :size] = column[start:stop]
                 at += 1
         else:
-            out[:, at : at + block.shape[1]] = block[start:stop]
+            columns[at : at + block.shape[1], :size] = block[start:stop].T
             at += block.shape[1]
-    return out
+    return columns[:, :size]
 
 
 def resampled_totals_many(
@@ -209,18 +212,31 @@ def _tiled_totals(
     rng = np.random.default_rng(seed)
     pass_rows = _PASS_ROWS * _PRODUCTS_PER_PASS
     byte_counts = np.empty((pass_rows, n), dtype=np.uint8)
+    # Buffers refilled tile after tile: fresh arrays of a few megabytes cost more in page
+    # faults than in filling (10x for the counts). The last, narrower tile has its own
+    # counts buffer and the expanded rows are C-ordered, so that every product of a
+    # fractional block sees operands of the very shapes and strides it always had.
+    parts = {size: np.empty((pass_rows, size)) for size in {min(n, _TILE), n % _TILE} if size}
+    merged_columns = np.empty((merged_width, _TILE), dtype=np.float64)
+    expanded = [
+        np.empty((_TILE, _block_shape(block)[1])) if isinstance(block, CompactStats) else None
+        for block, _ in fractional
+    ]
     for start in range(0, resamples, pass_rows):
         rows = min(pass_rows, resamples - start)
         counts = _draw_pass(rng, byte_counts, rows, start, merged, merged_out, fractional)
         for tile in range(0, n, _TILE):
             stop = min(tile + _TILE, n)
-            part = counts[:rows, tile:stop].astype(np.float64)
+            part = parts[stop - tile][:rows]
+            part[...] = counts[:rows, tile:stop]
             if merged:
-                merged_out[start : start + rows] += part @ _side_by_side(
-                    merged, merged_width, tile, stop
-                )
-            for block, out in fractional:
-                matrix = _block_rows(block, tile, tile + _TILE)
+                columns = _side_by_side(merged, merged_columns, tile, stop)
+                merged_out[start : start + rows] += part @ columns.T
+            for (block, out), buffer in zip(fractional, expanded, strict=True):
+                if isinstance(block, CompactStats):
+                    matrix = block.rows(tile, stop, into=buffer)
+                else:
+                    matrix = block[tile : tile + _TILE]
                 for first in range(0, rows, _PASS_ROWS):
                     last = min(first + _PASS_ROWS, rows)
                     out[start + first : start + last] += part[first:last] @ matrix

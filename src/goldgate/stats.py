@@ -100,11 +100,11 @@ def resampled_totals(columns: FloatArray, *, resamples: int, seed: int) -> npt.N
 #: Above this many examples the product is tiled: resamples are drawn a pass at a time (counts
 #: kept as 1-byte integers) and multiplied ``_TILE`` examples at a time, so every pass reads
 #: each example's statistics once instead of once per two resamples. At 1,000,000 examples
-#: that is the difference between hours and seconds; memory stays ~200 MB.
+#: that is the difference between hours and seconds; memory stays ~150 MB.
 _TILED_ABOVE = 32_768
-#: Examples per tile: the tile's counts as float64 (128 × 4,096 × 8 bytes = 4 MB) stay in the
-#: cache while every metric's block is multiplied by them (with 32,768 they were re-read from
-#: memory per block: 2× slower at a million examples).
+#: Examples per tile: the tile's counts as float64 (a pass's: 128 × 4,096 × 8 bytes = 4 MB)
+#: stay in the cache while every metric's block is multiplied by them (with 32,768 they were
+#: re-read from memory per block: 2× slower at a million examples).
 _TILE = 4_096
 #: Resample rows of every product of a block with fractional statistics. BLAS rounds a row's
 #: sums differently when the product has another number of rows, or the row another place in

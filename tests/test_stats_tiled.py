@@ -30,7 +30,7 @@ def _reference_totals(
     pass_rows: int = 32,
     count_limit: int = int(np.iinfo(np.uint16).max),
 ) -> list[FloatArray]:
-    """The tiled path of ``resampled_totals_many`` before it merged blocks (at 2142f6b)."""
+    """The tiled path of ``resampled_totals_many`` before it merged blocks (at edd0373)."""
     n = stats._block_shape(blocks[0])[0]
     outs = [np.zeros((resamples, stats._block_shape(b)[1]), dtype=np.float64) for b in blocks]
     rng = np.random.default_rng(seed)

@@ -70,3 +70,51 @@ def test_the_bootstrap_of_compact_statistics_is_that_of_the_arrays() -> None:
         compact = [(m, CompactStats.of(a), CompactStats.of(b)) for m, a, b in arrays]
         want = compare_many(arrays, resamples=40, alpha=0.05, seed=3)
         assert compare_many(compact, resamples=40, alpha=0.05, seed=3) == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3), st.integers(0, 300))
+def test_rows_of_one_sample_and_integer_totals_are_those_of_the_array(
+    seed: int, samples: int, n: int
+) -> None:
+    array = _stats(seed, samples, n)
+    compact = CompactStats.of(array)
+    expanded = compact.expand()
+    for sample in range(samples):
+        for start, stop in ((0, n), (1, 7), (n // 3, n + 5), (n, n + 1)):
+            got = compact.sample_rows(sample, start, stop)
+            assert got.tobytes() == np.ascontiguousarray(expanded[sample, start:stop]).tobytes()
+    # fractions, negative and signed-zero columns: no integer totals (none to sum: zeros)
+    whole = compact.exact_totals()
+    assert whole is None if n else whole is not None and not whole.any()
+    unsigned = CompactStats.of(array[:, :, 1:3])
+    totals = unsigned.exact_totals()
+    assert totals is not None
+    assert totals.tobytes() == array[:, :, 1:3].sum(axis=1).tobytes()
+
+
+def test_integer_totals_that_float64_could_not_hold_are_left_to_the_float_sum() -> None:
+    big = np.full((1, 3, 1), 2.0**32 - 1)
+    assert CompactStats.of(big).exact_totals() is not None
+    huge = np.full((1, 2_100_000, 1), 2.0**32 - 1)  # sums past 2**53
+    assert CompactStats.of(huge).exact_totals() is None
+
+
+def test_scores_of_compact_statistics_are_those_of_the_array() -> None:
+    """Per-example and corpus scores of compact statistics, taken without expanding them
+    whole, equal those of the float64 array for every built-in metric family."""
+    from goldgate.gate import example_scores
+    from goldgate.metrics.engine import score_corpus
+    from goldgate.stats import sample_score
+
+    rng = np.random.default_rng(11)
+    words = ["a", "the", "cat", "sat", "on", "mat", "dog", "."]
+    n = 70_000  # past one block of rows scored at a time
+    hyps = [" ".join(rng.choice(words, rng.integers(0, 6))) for _ in range(n)]
+    refs = [[" ".join(rng.choice(words, rng.integers(1, 6)))] for _ in range(n)]
+    pairs = [(spec, create_metric(spec)) for spec in ("bleu", "chrf", "rougeL", "token_f1")]
+    for (_, metric), result in zip(pairs, score_corpus(pairs, hyps, refs), strict=True):
+        array = np.asarray(result.stats, dtype=np.float64)[np.newaxis]
+        compact = CompactStats.of(array)
+        assert example_scores(metric, compact).tobytes() == example_scores(metric, array).tobytes()
+        assert sample_score(metric, compact) == sample_score(metric, array)

@@ -21,6 +21,8 @@ import numpy.typing as npt
 from goldgate.packed import COLUMN_DTYPES, column_type
 
 FloatArray = npt.NDArray[np.float64]
+#: float64 holds every integer below this exactly
+_EXACT_BELOW = 2**53
 IndexArray = npt.NDArray[np.intp]
 
 
@@ -85,6 +87,34 @@ class CompactStats:
         for index, column in enumerate(self.columns):
             out[index // self.k, :, index % self.k] = column
         return out
+
+    def sample_rows(self, sample: int, start: int, stop: int) -> FloatArray:
+        """Examples ``start:stop`` of one sample index as a float64 ``(m, k)`` matrix: equal
+        to ``expand()[sample, start:stop]``, without expanding the other examples."""
+        stop = min(stop, self.n)
+        out = np.empty((max(0, stop - start), self.k), dtype=np.float64)
+        for j, column in enumerate(self.columns[sample * self.k : (sample + 1) * self.k]):
+            out[:, j] = column[start:stop]
+        return out
+
+    def exact_totals(self) -> FloatArray | None:
+        """Every column summed over the examples, ``(samples, k)`` float64, from integer sums;
+        None when a column is not of an unsigned integer type or its sum reaches 2**53.
+
+        The float64 sum of such a column is exact in any order (every partial sum is an
+        integer below 2**53), so this equals ``expand().sum(axis=1)`` bit for bit without
+        expanding a float64 copy of every column.
+        """
+        totals = np.empty(len(self.columns), dtype=np.float64)
+        for index, column in enumerate(self.columns):
+            if column.dtype.kind != "u":
+                return None
+            # int64 cannot overflow: below 2**32 per value, and far fewer than 2**31 values
+            total = int(column.sum(dtype=np.int64))
+            if total >= _EXACT_BELOW:
+                return None
+            totals[index] = total
+        return totals.reshape(self.samples, self.k)
 
     def rows(self, start: int, stop: int) -> FloatArray:
         """Examples ``start:stop`` as a float64 ``(m, samples * k)`` matrix (flattened layout)."""

@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from goldgate.baseline import SuiteBaseline
-from goldgate.compact_stats import Statistics, as_float, take
+from goldgate.compact_stats import CompactStats, Statistics, as_float, take
 from goldgate.errors import ConfigError, MetricError, first_of
 from goldgate.metrics.base import Metric
 from goldgate.result import (
@@ -169,6 +169,8 @@ def example_scores(metric: Metric[Any], stats: Statistics) -> FloatArray:
     always was, so that the order of the samples cannot change a bit of it.
     """
     samples, n = stats.shape[0], stats.shape[1]
+    if isinstance(stats, CompactStats) and samples == 1:
+        return sample_scores(metric, stats)  # expanded a block of rows at a time
     expanded = as_float(stats)
     per_sample = [sample_scores(metric, expanded[s]) for s in range(samples)]
     del expanded
@@ -185,12 +187,17 @@ def example_scores(metric: Metric[Any], stats: Statistics) -> FloatArray:
 _SCORE_ROWS = 65_536
 
 
-def sample_scores(metric: Metric[Any], stats: FloatArray) -> FloatArray:
-    """``metric.example_scores`` of one sample's ``(n, k)`` statistics, checked to be ``(n,)``."""
-    n = stats.shape[0]
+def sample_scores(metric: Metric[Any], stats: FloatArray | CompactStats) -> FloatArray:
+    """``metric.example_scores`` of one sample's ``(n, k)`` statistics, checked to be ``(n,)``
+    (compact statistics: those of one sample, ``(1, n, k)``)."""
+    n = stats.n if isinstance(stats, CompactStats) else stats.shape[0]
     out = np.empty(n, dtype=np.float64)
     for start in range(0, n, _SCORE_ROWS) if n else [0]:
-        part = stats[start : start + _SCORE_ROWS]
+        part = (
+            stats.sample_rows(0, start, start + _SCORE_ROWS)
+            if isinstance(stats, CompactStats)
+            else stats[start : start + _SCORE_ROWS]
+        )
         values = np.asarray(metric.example_scores(part), dtype=np.float64)
         if values.shape != (part.shape[0],):
             raise MetricError(

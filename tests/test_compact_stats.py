@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import numpy.typing as npt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.compact_stats import CompactStats, as_float, take
+from goldgate.compact_stats import CompactBuilder, CompactStats, as_float, stacked_samples, take
 from goldgate.metrics.registry import create_metric
 from goldgate.stats import _flatten, compare_many
 
@@ -118,3 +120,30 @@ def test_scores_of_compact_statistics_are_those_of_the_array() -> None:
         compact = CompactStats.of(array)
         assert example_scores(metric, compact).tobytes() == example_scores(metric, array).tobytes()
         assert sample_score(metric, compact) == sample_score(metric, array)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 120), st.lists(st.integers(0, 40), max_size=6))
+def test_compact_statistics_built_block_by_block_equal_those_of_the_whole_array(
+    seed: int, n: int, cuts: list[int]
+) -> None:
+    """Every column gets the type the whole column would get, whatever blocks its values
+    arrive in: a fraction, a negative value, -0.0 or a large count in a late block widens it."""
+    rng = np.random.default_rng(seed)
+    array = _stats(seed, 1, n)[0]
+    wide = np.zeros((n, 3))
+    if n:
+        wide[rng.integers(0, n), 0] = 2.0**40  # an eight-byte integer in one block only
+        wide[rng.integers(0, n), 1] = 300.0  # two bytes in one block, one in the others
+        wide[rng.integers(0, n), 2] = -0.0
+    array = np.concatenate([array, wide], axis=1)
+    edges = sorted({0, n, *(min(cut * 3, n) for cut in cuts)})
+    builder = CompactBuilder(array.shape[1])
+    for start, stop in itertools.pairwise(edges):
+        builder.add(array[start:stop])
+    built, want = builder.build(), CompactStats.of(array[np.newaxis])
+    assert built.shape == want.shape
+    assert [c.dtype for c in built.columns] == [c.dtype for c in want.columns]
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(built.columns, want.columns, strict=True))
+    several = stacked_samples([built, CompactStats.of(array[np.newaxis] * 2)])
+    assert several.expand().tobytes() == np.stack([array, array * 2]).tobytes()

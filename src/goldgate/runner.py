@@ -37,7 +37,7 @@ from goldgate.baseline import (
     verify_suite,
     write_baseline,
 )
-from goldgate.compact_stats import CompactStats
+from goldgate.compact_stats import CompactStats, as_float, stacked_samples
 from goldgate.config import Config
 from goldgate.drift import Anchors, drift_checks
 from goldgate.errors import (
@@ -64,7 +64,7 @@ from goldgate.goldens import GoldenSet, is_dataset, load_goldens
 from goldgate.metrics import parallel
 from goldgate.metrics.batch import BatchMetric, MetricContext
 from goldgate.metrics.engine import MetricComputeError, score_corpus
-from goldgate.metrics.parallel import resolve_jobs, score_chunks
+from goldgate.metrics.parallel import resolve_jobs, score_chunks_compact
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
     CacheUse,
@@ -596,7 +596,7 @@ def score_outputs(
     workers = resolve_jobs(jobs, len(ids))
     # Batch metrics need inputs, ids and context: they are scored in one pass here.
     in_one_pass = any(isinstance(metric, BatchMetric) for _, metric in pairs)
-    per_sample: list[list[FloatArray]] = []
+    per_sample: list[list[FloatArray] | list[CompactStats]] = []
     notes: dict[str, Any] = {}
     for s in range(samples):
         try:
@@ -626,7 +626,7 @@ def score_outputs(
             else:
                 chunks = _text_chunks(golden, outputs, s, parallel.DEFAULT_CHUNK_SIZE)
                 per_sample.append(
-                    score_chunks(pairs, chunks, total=len(ids), jobs=workers, dask=dask)
+                    score_chunks_compact(pairs, chunks, total=len(ids), jobs=workers, dask=dask)
                 )
         except MetricComputeError as exc:
             sample = f", sample {s}" if samples > 1 else ""
@@ -639,25 +639,22 @@ def scored_from_arrays(
     golden: GoldenSet,
     outputs: dict[str, list[str]],
     pairs: Sequence[tuple[str, Any]],
-    per_sample: Sequence[Sequence[FloatArray]],
+    per_sample: Sequence[Sequence[FloatArray] | Sequence[CompactStats]],
     notes: dict[str, Any] | None = None,
 ) -> ScoredSuite:
-    """A scored suite from per-example statistics (per sample, per metric) already computed."""
+    """A scored suite from per-example statistics (per sample, per metric) already computed:
+    an ``(n, k)`` float64 array, or ``(1, n, k)`` compact statistics, per sample and metric."""
     ids = [record.id for record in golden.records]
     samples = len(per_sample)
     counts = [len(record.references) for record in golden.records]
     scored_metrics = []
     for position, (spec, metric) in enumerate(pairs):
-        stats: FloatArray = (
-            per_sample[0][position][np.newaxis]
-            if samples == 1
-            else np.stack([per_sample[s][position] for s in range(samples)])
-        )
+        # held compact for the rest of the run: the largest per-example holder of memory
+        stats = _compact([per_sample[s][position] for s in range(samples)])
         signature = str(metric.signature(counts))
         if not type(metric).__module__.startswith("goldgate."):
-            _check_plugin_scores(name, spec, metric, stats, ids)
-        # held compact for the rest of the run: the largest per-example holder of memory
-        scored_metrics.append(MetricScores(spec, metric, signature, CompactStats.of(stats)))
+            _check_plugin_scores(name, spec, metric, as_float(stats), ids)
+        scored_metrics.append(MetricScores(spec, metric, signature, stats))
     return ScoredSuite(
         golden=golden,
         outputs=outputs,
@@ -669,6 +666,14 @@ def scored_from_arrays(
         ),
         notes=notes or {},
     )
+
+
+def _compact(per_sample: Sequence[FloatArray | CompactStats]) -> CompactStats:
+    """One metric's ``(samples, n, k)`` compact statistics from each sample's."""
+    if all(isinstance(stats, CompactStats) for stats in per_sample):
+        return stacked_samples([s for s in per_sample if isinstance(s, CompactStats)])
+    arrays = [as_float(s)[0] if isinstance(s, CompactStats) else s for s in per_sample]
+    return CompactStats.of(np.stack(arrays))
 
 
 def _text_chunks(

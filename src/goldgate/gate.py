@@ -279,8 +279,7 @@ def evaluate_suite(
     paired_at = np.full(len(ids), -1, dtype=np.intp)
     paired_ids: list[str] = []
     if baseline is not None:
-        has = np.fromiter(map(baseline.has_example, ids), dtype=bool, count=len(ids))
-        positions = np.flatnonzero(has)
+        positions = np.flatnonzero(baseline.positions_of(ids) >= 0)
         paired_at[positions] = np.arange(len(positions))
         paired_ids = [ids[i] for i in positions.tolist()]
     paired_pos = dict(zip(paired_ids, range(len(paired_ids)), strict=True))

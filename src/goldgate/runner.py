@@ -134,27 +134,29 @@ def run(
     results: list[SuiteResult] = []
     hints: list[str] = []
     errors: list[str] = []
+    baseline_found = baseline is not None
     for name in names:
         try:
-            scored = score_suite(config, name, progress=progress)
-            suite_baseline = baseline.suites.get(name) if baseline is not None else None
-            suite_result, suite_hints = _gate_suite(
-                config, name, scored, suite_baseline, baseline_label, baseline is not None, anchors
+            suite_result, suite_hints = _score_and_gate(
+                config, name, baseline, baseline_label, anchors, progress
             )
             hints += suite_hints
         except GoldgateError as exc:
             errors.append(str(exc))
             suite_result = failed_suite(config, name, str(exc))
         results.append(suite_result)
+    # What the results need of the baseline they hold; the rest (at a million examples,
+    # hundreds of MB of statistics) is let go before the history and the reports are written.
+    del baseline
 
     add_trends(config, results)
-    if baseline is None:
+    if not baseline_found:
         hints.insert(
             0,
             f"no baseline at {baseline_label}: only min/max gates were checked; run"
             " `goldgate bless` to accept these scores as the baseline",
         )
-    result = _run_result(config, results, baseline_label, baseline is not None, hints, errors)
+    result = _run_result(config, results, baseline_label, baseline_found, hints, errors)
     if history_source is not None:
         from goldgate.history.recording import record_run
 
@@ -163,6 +165,23 @@ def run(
         formats = list(config.report.formats) if report_formats is None else list(report_formats)
         write_result(result, config.report.dir, formats)
     return result
+
+
+def _score_and_gate(
+    config: Config,
+    name: str,
+    baseline: Baseline | None,
+    baseline_label: str,
+    anchors: Anchors | None,
+    progress: ProgressReporter | None,
+) -> tuple[SuiteResult, list[str]]:
+    """One suite scored and gated; its statistics are let go on return (the result keeps
+    what the reports need)."""
+    scored = score_suite(config, name, progress=progress)
+    suite_baseline = baseline.suites.get(name) if baseline is not None else None
+    return _gate_suite(
+        config, name, scored, suite_baseline, baseline_label, baseline is not None, anchors
+    )
 
 
 def _run_result(
@@ -880,7 +899,8 @@ def _examples(
         scored.outputs,
         scores=evaluation.scores,
         baseline_scores=evaluation.baseline_scores,
-        baseline_outputs=blessed.outputs_of if blessed is not None else None,
+        # not the baseline itself: its statistics are let go once the suite is gated
+        baseline_outputs=blessed.blessed_outputs() if blessed is not None else None,
         flipped_to_wrong=evaluation.flipped_to_wrong,
         flipped_to_right=evaluation.flipped_to_right,
         notes=scored.notes,

@@ -105,7 +105,7 @@ def test_integer_totals_that_float64_could_not_hold_are_left_to_the_float_sum() 
 def test_scores_of_compact_statistics_are_those_of_the_array() -> None:
     """Per-example and corpus scores of compact statistics, taken without expanding them
     whole, equal those of the float64 array for every built-in metric family."""
-    from goldgate.gate import example_scores
+    from goldgate.gate import components_of, example_scores
     from goldgate.metrics.engine import score_corpus
     from goldgate.stats import sample_score
 
@@ -120,6 +120,7 @@ def test_scores_of_compact_statistics_are_those_of_the_array() -> None:
         compact = CompactStats.of(array)
         assert example_scores(metric, compact).tobytes() == example_scores(metric, array).tobytes()
         assert sample_score(metric, compact) == sample_score(metric, array)
+        assert components_of(metric, compact) == components_of(metric, array)
 
 
 @settings(max_examples=80, deadline=None)

@@ -26,6 +26,7 @@ on) marks the check *improved*. Absolute bounds and flips are never forgiven.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -125,6 +126,31 @@ class SuiteEvaluation:
     flipped_to_right: dict[str, list[str]] = field(default_factory=dict)
 
 
+class _Positions(Mapping[str, int]):
+    """id → its index in ``ids``, the table built on the first lookup: the reports usually
+    read paired scores by index (``SuiteEvaluation.paired_at``), and a million-entry table
+    nobody asks would cost ~80 MB."""
+
+    def __init__(self, ids: list[str]) -> None:
+        self._ids = ids
+
+    @functools.cached_property
+    def _table(self) -> dict[str, int]:
+        return dict(zip(self._ids, range(len(self._ids)), strict=True))
+
+    def __getitem__(self, example_id: str) -> int:
+        return self._table[example_id]
+
+    def __contains__(self, example_id: object) -> bool:
+        return example_id in self._table
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
 class PairedScores(Mapping[str, float]):
     """id → one metric's per-example score at the baseline, for the paired ids.
 
@@ -210,6 +236,10 @@ def sample_scores(metric: Metric[Any], stats: FloatArray | CompactStats) -> Floa
 
 def components_of(metric: Metric[Any], stats: Statistics) -> dict[str, Any]:
     """Components from statistics pooled over examples and samples."""
+    if isinstance(stats, CompactStats) and stats.samples == 1:
+        exact = stats.exact_totals()  # counts: no float64 copy of every example to sum
+        if exact is not None:
+            return metric.components(exact[0].tolist())
     return metric.components(as_float(stats).sum(axis=(0, 1)).tolist())
 
 
@@ -282,7 +312,7 @@ def evaluate_suite(
         positions = np.flatnonzero(baseline.positions_of(ids) >= 0)
         paired_at[positions] = np.arange(len(positions))
         paired_ids = [ids[i] for i in positions.tolist()]
-    paired_pos = dict(zip(paired_ids, range(len(paired_ids)), strict=True))
+    paired_pos = _Positions(paired_ids)
 
     states: dict[str, _MetricState] = {}
     for item in scored.metrics:

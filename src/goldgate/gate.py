@@ -26,6 +26,7 @@ on) marks the check *improved*. Absolute bounds and flips are never forgiven.
 
 from __future__ import annotations
 
+import array
 import functools
 import math
 from collections.abc import Iterator, Mapping, Sequence
@@ -331,17 +332,23 @@ def evaluate_suite(
 
     # Examples in id order: the resamples then do not depend on the order of the golden
     # file, which (like its formatting) does not change the golden set's hash.
-    order = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.intp)
+    # (argsort of the ids as objects compares them as sorted() does, without a million ints)
+    order = np.argsort(np.array(ids, dtype=object), kind="stable").astype(np.intp, copy=False)
     groups = [_group(None, order, paired_at)]
     sliced_rules = any(rule.slices for rule in rules.values())
     if slices or sliced_rules:
-        tagged: dict[str, list[int]] = {}
+        # every (example, tag) pair as two flat arrays of numbers, not a list per tag
+        codes: dict[str, int] = {}
+        indices, tag_codes = array.array("q"), array.array("q")
         for index, tags in enumerate(scored.tags):
             for tag in tags:
-                tagged.setdefault(tag, []).append(index)
-        for tag in sorted(tagged):
+                indices.append(index)
+                tag_codes.append(codes.setdefault(tag, len(codes)))
+        pairs_index = np.frombuffer(indices, dtype=np.int64)
+        pairs_code = np.frombuffer(tag_codes, dtype=np.int64)
+        for tag in sorted(codes):
             member = np.zeros(len(ids), dtype=bool)
-            member[tagged[tag]] = True
+            member[pairs_index[pairs_code == codes[tag]]] = True
             groups.append(_group(tag, order[member[order]], paired_at))
 
     evaluation = SuiteEvaluation(

@@ -61,6 +61,7 @@ from goldgate.gate import (
 )
 from goldgate.golden_change import describe, removed_check, shared_baseline
 from goldgate.goldens import GoldenSet, is_dataset, load_goldens
+from goldgate.memory import release_free_memory
 from goldgate.metrics import parallel
 from goldgate.metrics.batch import BatchMetric, MetricContext
 from goldgate.metrics.engine import MetricComputeError, score_corpus
@@ -145,9 +146,11 @@ def run(
             errors.append(str(exc))
             suite_result = failed_suite(config, name, str(exc))
         results.append(suite_result)
+        release_free_memory()  # the suite's statistics and texts are gone: give the pages back
     # What the results need of the baseline they hold; the rest (at a million examples,
     # hundreds of MB of statistics) is let go before the history and the reports are written.
     del baseline
+    release_free_memory()
 
     add_trends(config, results)
     if not baseline_found:
@@ -161,6 +164,7 @@ def run(
         from goldgate.history.recording import record_run
 
         result.hints.extend(record_run(result, config, source=history_source))
+        release_free_memory()
     if write_reports:
         formats = list(config.report.formats) if report_formats is None else list(report_formats)
         write_result(result, config.report.dir, formats)
@@ -485,6 +489,7 @@ def score_suite(
 
         return score_predictions_on_dask(config, name, progress)
     golden = load_suite_goldens(config, name)
+    release_free_memory()  # the file's text, parsed and let go
     outputs: dict[str, list[str]] = {}
     if known and system.kind != "predictions":
         outputs = {
@@ -524,6 +529,7 @@ def score_suite(
                 dropped=obtained.stale.outputs if obtained.stale else 0,
                 dropped_reason=obtained.stale.reason if obtained.stale else None,
             )
+    release_free_memory()  # what reading the outputs held besides them
     scored = score_outputs(
         name,
         golden,

@@ -539,6 +539,7 @@ def score_suite(
         jobs=config.engine.jobs,
         dask=config.engine.dask_address,
     )
+    release_free_memory()  # the chunks' texts and statistics, compacted and let go
     return replace(scored, cache=cache, identity=identity)
 
 

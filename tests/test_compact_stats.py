@@ -148,3 +148,22 @@ def test_compact_statistics_built_block_by_block_equal_those_of_the_whole_array(
     assert all(a.tobytes() == b.tobytes() for a, b in zip(built.columns, want.columns, strict=True))
     several = stacked_samples([built, CompactStats.of(array[np.newaxis] * 2)])
     assert several.expand().tobytes() == np.stack([array, array * 2]).tobytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 2), st.integers(0, 50))
+def test_compact_statistics_pack_to_the_bytes_of_their_float64_array(
+    seed: int, samples: int, n: int
+) -> None:
+    """Packed a column at a time, in the type the column needs now (a subset may need a
+    narrower one than the set it was taken from), as the float64 array would be packed."""
+    from goldgate.packed import pack_column_list, pack_columns
+
+    array = _stats(seed, samples, n)
+    array[:, :1, 2] = 2.0**40  # eight bytes in the first example only
+    compact = CompactStats.of(array)
+    rest = np.arange(1, n, dtype=np.intp)
+    for stats, whole in ((compact, array), (take(compact, rest), take(array, rest))):
+        assert isinstance(stats, CompactStats)
+        flat = as_float(whole).transpose(1, 0, 2).reshape(stats.n, samples * stats.k)
+        assert pack_column_list(stats.columns) == pack_columns(flat)

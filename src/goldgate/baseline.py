@@ -43,6 +43,7 @@ from goldgate.packed import (
     ColumnType,
     PackError,
     pack_bytes,
+    pack_column_list,
     pack_columns,
     pack_json,
     unpack_bytes,
@@ -374,9 +375,11 @@ def _encode_examples(
         raise BaselineError("cannot pack a baseline whose digests are not 16 hex digits")
     packed_stats = {}
     for spec, array in stats.items():
-        samples, n, k = array.shape
-        flat = as_float(array).transpose(1, 0, 2).reshape(n, samples * k)
-        columns, sha256, data = pack_columns(flat)
+        if isinstance(array, CompactStats):  # one column at a time, never all as float64
+            columns, sha256, data = pack_column_list(array.columns)
+        else:
+            samples, n, k = array.shape
+            columns, sha256, data = pack_columns(array.transpose(1, 0, 2).reshape(n, samples * k))
         packed_stats[spec] = PackedStats(columns=columns, sha256=sha256, data=data)
     return PackedExamples(
         n=len(ids),

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import numpy.typing as npt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.compact_stats import CompactStats, as_float, take
+from goldgate.compact_stats import CompactBuilder, CompactStats, as_float, stacked_samples, take
 from goldgate.metrics.registry import create_metric
 from goldgate.stats import _flatten, compare_many
 
@@ -94,3 +96,98 @@ def test_the_bootstrap_of_compact_statistics_is_that_of_the_arrays() -> None:
         compact = [(m, CompactStats.of(a), CompactStats.of(b)) for m, a, b in arrays]
         want = compare_many(arrays, resamples=40, alpha=0.05, seed=3)
         assert compare_many(compact, resamples=40, alpha=0.05, seed=3) == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3), st.integers(0, 300))
+def test_rows_of_one_sample_and_integer_totals_are_those_of_the_array(
+    seed: int, samples: int, n: int
+) -> None:
+    array = _stats(seed, samples, n)
+    compact = CompactStats.of(array)
+    expanded = compact.expand()
+    for sample in range(samples):
+        for start, stop in ((0, n), (1, 7), (n // 3, n + 5), (n, n + 1)):
+            got = compact.sample_rows(sample, start, stop)
+            assert got.tobytes() == np.ascontiguousarray(expanded[sample, start:stop]).tobytes()
+    # fractions, negative and signed-zero columns: no integer totals (none to sum: zeros)
+    whole = compact.exact_totals()
+    assert whole is None if n else whole is not None and not whole.any()
+    unsigned = CompactStats.of(array[:, :, 1:3])
+    totals = unsigned.exact_totals()
+    assert totals is not None
+    assert totals.tobytes() == array[:, :, 1:3].sum(axis=1).tobytes()
+
+
+def test_integer_totals_that_float64_could_not_hold_are_left_to_the_float_sum() -> None:
+    big = np.full((1, 3, 1), 2.0**32 - 1)
+    assert CompactStats.of(big).exact_totals() is not None
+    huge = np.full((1, 2_100_000, 1), 2.0**32 - 1)  # sums past 2**53
+    assert CompactStats.of(huge).exact_totals() is None
+
+
+def test_scores_of_compact_statistics_are_those_of_the_array() -> None:
+    """Per-example and corpus scores of compact statistics, taken without expanding them
+    whole, equal those of the float64 array for every built-in metric family."""
+    from goldgate.gate import components_of, example_scores
+    from goldgate.metrics.engine import score_corpus
+    from goldgate.stats import sample_score
+
+    rng = np.random.default_rng(11)
+    words = ["a", "the", "cat", "sat", "on", "mat", "dog", "."]
+    n = 70_000  # past one block of rows scored at a time
+    hyps = [" ".join(rng.choice(words, rng.integers(0, 6))) for _ in range(n)]
+    refs = [[" ".join(rng.choice(words, rng.integers(1, 6)))] for _ in range(n)]
+    pairs = [(spec, create_metric(spec)) for spec in ("bleu", "chrf", "rougeL", "token_f1")]
+    for (_, metric), result in zip(pairs, score_corpus(pairs, hyps, refs), strict=True):
+        array = np.asarray(result.stats, dtype=np.float64)[np.newaxis]
+        compact = CompactStats.of(array)
+        assert example_scores(metric, compact).tobytes() == example_scores(metric, array).tobytes()
+        assert sample_score(metric, compact) == sample_score(metric, array)
+        assert components_of(metric, compact) == components_of(metric, array)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 120), st.lists(st.integers(0, 40), max_size=6))
+def test_compact_statistics_built_block_by_block_equal_those_of_the_whole_array(
+    seed: int, n: int, cuts: list[int]
+) -> None:
+    """Every column gets the type the whole column would get, whatever blocks its values
+    arrive in: a fraction, a negative value, -0.0 or a large count in a late block widens it."""
+    rng = np.random.default_rng(seed)
+    array = _stats(seed, 1, n)[0]
+    wide = np.zeros((n, 3))
+    if n:
+        wide[rng.integers(0, n), 0] = 2.0**40  # an eight-byte integer in one block only
+        wide[rng.integers(0, n), 1] = 300.0  # two bytes in one block, one in the others
+        wide[rng.integers(0, n), 2] = -0.0
+    array = np.concatenate([array, wide], axis=1)
+    edges = sorted({0, n, *(min(cut * 3, n) for cut in cuts)})
+    builder = CompactBuilder(array.shape[1])
+    for start, stop in itertools.pairwise(edges):
+        builder.add(array[start:stop])
+    built, want = builder.build(), CompactStats.of(array[np.newaxis])
+    assert built.shape == want.shape
+    assert [c.dtype for c in built.columns] == [c.dtype for c in want.columns]
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(built.columns, want.columns, strict=True))
+    several = stacked_samples([built, CompactStats.of(array[np.newaxis] * 2)])
+    assert several.expand().tobytes() == np.stack([array, array * 2]).tobytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 2), st.integers(0, 50))
+def test_compact_statistics_pack_to_the_bytes_of_their_float64_array(
+    seed: int, samples: int, n: int
+) -> None:
+    """Packed a column at a time, in the type the column needs now (a subset may need a
+    narrower one than the set it was taken from), as the float64 array would be packed."""
+    from goldgate.packed import pack_column_list, pack_columns
+
+    array = _stats(seed, samples, n)
+    array[:, :1, 2] = 2.0**40  # eight bytes in the first example only
+    compact = CompactStats.of(array)
+    rest = np.arange(1, n, dtype=np.intp)
+    for stats, whole in ((compact, array), (take(compact, rest), take(array, rest))):
+        assert isinstance(stats, CompactStats)
+        flat = as_float(whole).transpose(1, 0, 2).reshape(stats.n, samples * stats.k)
+        assert pack_column_list(stats.columns) == pack_columns(flat)

@@ -234,3 +234,40 @@ def test_a_changed_golden_set_is_gated_alike_with_either_layout(
     assert "golden_change" in json.dumps(results["packed"]) or "removed" in json.dumps(
         results["packed"]
     )
+
+
+@pytest.mark.parametrize("packed", [True, False])
+def test_blessed_outputs_and_positions_are_found_in_any_order(packed: bool) -> None:
+    suite = _suite(n=30, samples=1, packed=packed)
+    ids = suite.example_ids()
+    outputs = suite.blessed_outputs()
+    # in blessed order, out of it, again, and an id never blessed
+    for example_id in [*ids, *reversed(ids), ids[3], ids[3], "nope", ids[0]]:
+        want = None if example_id == "nope" else [f"out {example_id} ü"]
+        assert outputs(example_id) == want
+        assert suite.outputs_of(example_id) == want
+    asked = [ids[2], "nope", ids[0]]
+    assert suite.positions_of(asked).tolist() == [2, -1, 0]
+    assert suite.positions_of(ids).tolist() == list(range(30))
+    assert suite.positions_of([]).tolist() == []
+
+
+def test_a_packed_suite_shares_the_golden_ids_and_builds_no_table_of_positions() -> None:
+    from goldgate.goldens import RecordDigests
+
+    suite = _suite(n=30, samples=1)
+    table = baseline_module._TABLES.get(id(suite))
+    assert table is None or "position" not in vars(table.outputs)
+    golden_ids = [(i + "x")[:-1] for i in suite.example_ids()]  # equal strings, other objects
+    assert golden_ids[1] is not suite.example_ids()[1]
+    digests = suite.digests()
+    raw = b"".join(bytes.fromhex(digests[i]) for i in golden_ids)
+    assert suite.same_digests(RecordDigests(golden_ids, raw))
+    table = baseline_module._TABLES[id(suite)]
+    assert table.ids is golden_ids
+    assert suite.positions_of(tuple(golden_ids)).tolist() == list(range(30))
+    assert suite.compact_stats("counts", golden_ids) is table.stats["counts"]
+    for example_id in golden_ids[:4]:
+        assert suite.blessed_outputs()(example_id) == [f"out {example_id} ü"]
+    assert "position" not in vars(table.outputs)  # every lookup so far was in order
+    assert not suite.same_digests(RecordDigests(golden_ids[::-1], raw[::-1]))

@@ -21,12 +21,13 @@ import functools
 import json
 import math
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldgate.atomic import write_text_atomic
@@ -42,6 +43,7 @@ from goldgate.packed import (
     ColumnType,
     PackError,
     pack_bytes,
+    pack_column_list,
     pack_columns,
     pack_json,
     unpack_bytes,
@@ -109,16 +111,64 @@ class PackedExamples(_Model):
     stats: dict[str, PackedStats]
 
 
+class BlessedOutputs:
+    """id → a packed suite's blessed outputs (one per sample), None for an id not blessed.
+
+    All a report needs of a baseline once the gate is done: it holds the packed outputs and
+    the ids, not the statistics, so the rest of a million-example baseline can be let go.
+    The outputs are decoded on the first lookup; ids asked for in blessed order (the reports
+    go through the golden set, usually in that order) are found without a table of positions.
+    """
+
+    def __init__(self, ids: list[str], block: PackedBlock) -> None:
+        self.ids = ids
+        self._block = block
+        self._outputs: list[list[str]] | None = None
+        self._next = 0  # where the next id asked for is likely to be
+
+    @functools.cached_property
+    def position(self) -> dict[str, int]:
+        """id → its index in ``ids``."""
+        return dict(zip(self.ids, range(len(self.ids)), strict=True))
+
+    def adopt(self, ids: list[str]) -> None:
+        """Share ``ids``, equal to this suite's ids, instead of a copy of every string."""
+        if ids == self.ids:
+            self.ids = ids
+
+    def __call__(self, example_id: str) -> list[str] | None:
+        at = self._next
+        if not (at < len(self.ids) and self.ids[at] == example_id):
+            found = self.position.get(example_id)
+            if found is None:
+                return None
+            at = found
+        self._next = at + 1
+        if self._outputs is None:
+            try:
+                self._outputs = _decode_outputs(self._block, len(self.ids))
+            except PackError as exc:
+                raise BaselineError(f"damaged baseline: {exc}") from None
+        return self._outputs[at]
+
+
 @dataclass
 class _Table:
-    """A packed suite, decoded: positions by id, digests and statistics arrays."""
+    """A packed suite, decoded: ids, digests, statistics arrays and blessed outputs."""
 
-    ids: list[str]
-    position: dict[str, int]
-    #: each example's digest as 8 raw bytes, in the order of ``ids``
+    #: each example's digest as 8 raw bytes, in the order of the ids
     digest_bytes: bytes
     stats: dict[str, CompactStats]  # spec -> (samples, n, k)
-    outputs: list[list[str]] | None = None  # decoded on first use
+    outputs: BlessedOutputs
+
+    @property
+    def ids(self) -> list[str]:
+        return self.outputs.ids
+
+    @property
+    def position(self) -> dict[str, int]:
+        """id → its index in ``ids`` (built on first use: a million entries)."""
+        return self.outputs.position
 
     @functools.cached_property
     def digests(self) -> list[str]:
@@ -173,9 +223,39 @@ class SuiteBaseline(_Model):
 
     def same_digests(self, digests: RecordDigests) -> bool:
         """Whether the blessed ids and digests are ``digests``, in the same order (packed
-        suites only: a quick test; False says nothing)."""
+        suites only: a quick test; False says nothing). When they are, the suite shares the
+        golden set's id strings from then on instead of holding its own."""
         table = self._table()
-        return table is not None and table.digest_bytes == digests.raw and table.ids == digests.ids
+        if table is None or table.digest_bytes != digests.raw or table.ids != digests.ids:
+            return False
+        table.outputs.adopt(digests.ids)
+        return True
+
+    def positions_of(self, ids: Sequence[str]) -> npt.NDArray[np.intp]:
+        """Each of ``ids``' index among the blessed examples, -1 where it is not blessed."""
+        table = self._table()
+        position: Mapping[str, int]
+        if table is not None:
+            if len(ids) == len(table.ids) and list(ids) == table.ids:
+                return np.arange(len(ids), dtype=np.intp)  # no table of positions to build
+            position = table.position
+        else:
+            position = {example_id: index for index, example_id in enumerate(self.examples)}
+        return np.fromiter((position.get(i, -1) for i in ids), dtype=np.intp, count=len(ids))
+
+    def blessed_outputs(self) -> Callable[[str], list[str] | None]:
+        """id → its blessed outputs (None when not blessed), holding no more of the baseline
+        than the outputs and ids."""
+        table = self._table()
+        if table is not None:
+            return table.outputs
+        examples = self.examples
+
+        def outputs_of(example_id: str) -> list[str] | None:
+            example = examples.get(example_id)
+            return example.outputs if example is not None else None
+
+        return outputs_of
 
     def digests(self) -> dict[str, str]:
         """id → digest of every blessed example."""
@@ -186,20 +266,7 @@ class SuiteBaseline(_Model):
 
     def outputs_of(self, example_id: str) -> list[str] | None:
         """The blessed outputs of an example (one per sample), None when not blessed."""
-        table = self._table()
-        if table is None:
-            example = self.examples.get(example_id)
-            return example.outputs if example is not None else None
-        position = table.position.get(example_id)
-        if position is None:
-            return None
-        if table.outputs is None:
-            assert self.packed is not None
-            try:
-                table.outputs = _decode_outputs(self.packed, table.ids)
-            except PackError as exc:
-                raise BaselineError(f"damaged baseline: {exc}") from None
-        return table.outputs[position]
+        return self.blessed_outputs()(example_id)
 
     def stats_array(self, spec: str, ids: Sequence[str]) -> FloatArray:
         """The statistics of ``spec`` for ``ids`` as a ``(samples, n, k)`` float64 array."""
@@ -308,9 +375,11 @@ def _encode_examples(
         raise BaselineError("cannot pack a baseline whose digests are not 16 hex digits")
     packed_stats = {}
     for spec, array in stats.items():
-        samples, n, k = array.shape
-        flat = as_float(array).transpose(1, 0, 2).reshape(n, samples * k)
-        columns, sha256, data = pack_columns(flat)
+        if isinstance(array, CompactStats):  # one column at a time, never all as float64
+            columns, sha256, data = pack_column_list(array.columns)
+        else:
+            samples, n, k = array.shape
+            columns, sha256, data = pack_columns(array.transpose(1, 0, 2).reshape(n, samples * k))
         packed_stats[spec] = PackedStats(columns=columns, sha256=sha256, data=data)
     return PackedExamples(
         n=len(ids),
@@ -333,8 +402,7 @@ def _decode_table(suite: SuiteBaseline) -> _Table:
     # (set(map(type, ...)) and dict(zip(...)) iterate in C: a million ids in milliseconds)
     if not isinstance(ids, list) or len(ids) != n or not set(map(type, ids)) <= {str}:
         raise PackError(f"ids: expected a list of {n} strings")
-    position = dict(zip(ids, range(n), strict=True))
-    if len(position) != n:
+    if len(set(ids)) != n:
         raise PackError("ids: an id appears twice")
     raw = unpack_bytes(packed.digests.data, packed.digests.sha256, "digests")
     if len(raw) != 8 * n:
@@ -358,13 +426,13 @@ def _decode_table(suite: SuiteBaseline) -> _Table:
     missing = [spec for spec in suite.metrics if spec not in stats]
     if missing:
         raise PackError(f"no statistics for metric {missing[0]!r}")
-    return _Table(ids=ids, position=position, digest_bytes=raw, stats=stats)
+    return _Table(digest_bytes=raw, stats=stats, outputs=BlessedOutputs(ids, packed.outputs))
 
 
-def _decode_outputs(packed: PackedExamples, ids: Sequence[str]) -> list[list[str]]:
-    outputs = unpack_json(packed.outputs.data, packed.outputs.sha256, "outputs")
-    if not isinstance(outputs, list) or len(outputs) != len(ids):
-        raise PackError(f"outputs: expected a list of {len(ids)} lists of outputs")
+def _decode_outputs(block: PackedBlock, n: int) -> list[list[str]]:
+    outputs = unpack_json(block.data, block.sha256, "outputs")
+    if not isinstance(outputs, list) or len(outputs) != n:
+        raise PackError(f"outputs: expected a list of {n} lists of outputs")
     return outputs
 
 
@@ -644,7 +712,7 @@ def verify_score(
     blessed = suite_baseline.metrics[spec]
     ids = suite_baseline.example_ids()
     with np.errstate(over="ignore", invalid="ignore"):
-        recomputed = sample_score(metric, suite_baseline.stats_array(spec, ids)) if ids else None
+        recomputed = sample_score(metric, suite_baseline.compact_stats(spec, ids)) if ids else None
     if recomputed is None:
         return
     if not math.isfinite(recomputed) or not math.isclose(

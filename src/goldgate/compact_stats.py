@@ -12,15 +12,18 @@ whatever sums them sees exactly the numbers it saw before.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
-from goldgate.packed import COLUMN_DTYPES, column_type
+from goldgate.packed import COLUMN_DTYPES, ColumnType, column_type
 
 FloatArray = npt.NDArray[np.float64]
+#: float64 holds every integer below this exactly
+_EXACT_BELOW = 2**53
 IndexArray = npt.NDArray[np.intp]
 
 
@@ -95,6 +98,34 @@ class CompactStats:
                 out[index // self.k, start:stop, index % self.k] = column[start:stop]
         return out
 
+    def sample_rows(self, sample: int, start: int, stop: int) -> FloatArray:
+        """Examples ``start:stop`` of one sample index as a float64 ``(m, k)`` matrix: equal
+        to ``expand()[sample, start:stop]``, without expanding the other examples."""
+        stop = min(stop, self.n)
+        out = np.empty((max(0, stop - start), self.k), dtype=np.float64)
+        for j, column in enumerate(self.columns[sample * self.k : (sample + 1) * self.k]):
+            out[:, j] = column[start:stop]
+        return out
+
+    def exact_totals(self) -> FloatArray | None:
+        """Every column summed over the examples, ``(samples, k)`` float64, from integer sums;
+        None when a column is not of an unsigned integer type or its sum reaches 2**53.
+
+        The float64 sum of such a column is exact in any order (every partial sum is an
+        integer below 2**53), so this equals ``expand().sum(axis=1)`` bit for bit without
+        expanding a float64 copy of every column.
+        """
+        totals = np.empty(len(self.columns), dtype=np.float64)
+        for index, column in enumerate(self.columns):
+            if column.dtype.kind != "u":
+                return None
+            # int64 cannot overflow: below 2**32 per value, and far fewer than 2**31 values
+            total = int(column.sum(dtype=np.int64))
+            if total >= _EXACT_BELOW:
+                return None
+            totals[index] = total
+        return totals.reshape(self.samples, self.k)
+
     def rows(self, start: int, stop: int, *, into: FloatArray | None = None) -> FloatArray:
         """Examples ``start:stop`` as a float64 ``(m, samples * k)`` matrix (flattened layout);
         the first ``m`` rows of ``into`` when given, a C-ordered buffer reused tile after tile."""
@@ -104,6 +135,60 @@ class CompactStats:
         for index, column in enumerate(self.columns):
             out[:, index] = column[start:stop]
         return out
+
+
+#: column types from narrowest to widest: a column whose blocks have several types has the
+#: widest of them, which is the type ``column_type`` gives the whole column
+_WIDTH_ORDER: dict[ColumnType, int] = {"u1": 0, "u2": 1, "u4": 2, "i8": 3, "f8": 4}
+
+
+class CompactBuilder:
+    """One sample's compact statistics built from consecutive blocks of rows as they are
+    scored, equal to ``CompactStats.of`` of the stacked float64 array without ever holding
+    it (at a million examples that array is the largest thing a scoring run would hold).
+
+    Each block's columns are kept in their own smallest type; :meth:`build` gives every
+    column the widest type of its blocks.
+    """
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self.n = 0
+        self._kinds: list[ColumnType] = ["u1"] * k
+        self._blocks: list[list[npt.NDArray[np.generic]]] = [[] for _ in range(k)]
+
+    def add(self, rows: FloatArray) -> None:
+        """Append a float64 ``(m, k)`` block of rows."""
+        if rows.ndim != 2 or rows.shape[1] != self.k:
+            raise ValueError(f"rows of shape {rows.shape} do not have {self.k} columns")
+        for j in range(self.k):
+            column = rows[:, j]
+            kind = column_type(column)
+            if _WIDTH_ORDER[kind] > _WIDTH_ORDER[self._kinds[j]]:
+                self._kinds[j] = kind
+            self._blocks[j].append(np.array(column, dtype=COLUMN_DTYPES[kind]))
+        self.n += rows.shape[0]
+
+    def build(self) -> CompactStats:
+        """The ``(1, n, k)`` statistics of every block added, in order; the blocks are let go."""
+        columns = []
+        for j in range(self.k):
+            column = np.empty(self.n, dtype=COLUMN_DTYPES[self._kinds[j]])
+            row = 0
+            for block in self._blocks[j]:
+                column[row : row + len(block)] = block  # exact: the type holds every value
+                row += len(block)
+            self._blocks[j] = []
+            columns.append(column)
+        return CompactStats(1, self.n, self.k, tuple(columns))
+
+
+def stacked_samples(per_sample: Sequence[CompactStats]) -> CompactStats:
+    """The ``(samples, n, k)`` statistics of one ``(1, n, k)`` per sample index, as
+    ``CompactStats.of`` of the stacked array would give them."""
+    first = per_sample[0]
+    columns = tuple(column for stats in per_sample for column in stats.columns)
+    return CompactStats(len(per_sample), first.n, first.k, columns)
 
 
 #: statistics as a run holds them: float64 as computed, or compact once scored

@@ -26,6 +26,8 @@ on) marks the check *improved*. Absolute bounds and flips are never forgiven.
 
 from __future__ import annotations
 
+import array
+import functools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -36,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from goldgate.baseline import SuiteBaseline
-from goldgate.compact_stats import Statistics, as_float, take
+from goldgate.compact_stats import CompactStats, Statistics, as_float, take
 from goldgate.errors import ConfigError, MetricError, first_of
 from goldgate.metrics.base import Metric
 from goldgate.result import (
@@ -125,6 +127,31 @@ class SuiteEvaluation:
     flipped_to_right: dict[str, list[str]] = field(default_factory=dict)
 
 
+class _Positions(Mapping[str, int]):
+    """id → its index in ``ids``, the table built on the first lookup: the reports usually
+    read paired scores by index (``SuiteEvaluation.paired_at``), and a million-entry table
+    nobody asks would cost ~80 MB."""
+
+    def __init__(self, ids: list[str]) -> None:
+        self._ids = ids
+
+    @functools.cached_property
+    def _table(self) -> dict[str, int]:
+        return dict(zip(self._ids, range(len(self._ids)), strict=True))
+
+    def __getitem__(self, example_id: str) -> int:
+        return self._table[example_id]
+
+    def __contains__(self, example_id: object) -> bool:
+        return example_id in self._table
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
 class PairedScores(Mapping[str, float]):
     """id → one metric's per-example score at the baseline, for the paired ids.
 
@@ -169,6 +196,8 @@ def example_scores(metric: Metric[Any], stats: Statistics) -> FloatArray:
     always was, so that the order of the samples cannot change a bit of it.
     """
     samples, n = stats.shape[0], stats.shape[1]
+    if isinstance(stats, CompactStats) and samples == 1:
+        return sample_scores(metric, stats)  # expanded a block of rows at a time
     expanded = as_float(stats)
     per_sample = [sample_scores(metric, expanded[s]) for s in range(samples)]
     del expanded
@@ -185,12 +214,17 @@ def example_scores(metric: Metric[Any], stats: Statistics) -> FloatArray:
 _SCORE_ROWS = 65_536
 
 
-def sample_scores(metric: Metric[Any], stats: FloatArray) -> FloatArray:
-    """``metric.example_scores`` of one sample's ``(n, k)`` statistics, checked to be ``(n,)``."""
-    n = stats.shape[0]
+def sample_scores(metric: Metric[Any], stats: FloatArray | CompactStats) -> FloatArray:
+    """``metric.example_scores`` of one sample's ``(n, k)`` statistics, checked to be ``(n,)``
+    (compact statistics: those of one sample, ``(1, n, k)``)."""
+    n = stats.n if isinstance(stats, CompactStats) else stats.shape[0]
     out = np.empty(n, dtype=np.float64)
     for start in range(0, n, _SCORE_ROWS) if n else [0]:
-        part = stats[start : start + _SCORE_ROWS]
+        part = (
+            stats.sample_rows(0, start, start + _SCORE_ROWS)
+            if isinstance(stats, CompactStats)
+            else stats[start : start + _SCORE_ROWS]
+        )
         values = np.asarray(metric.example_scores(part), dtype=np.float64)
         if values.shape != (part.shape[0],):
             raise MetricError(
@@ -203,6 +237,10 @@ def sample_scores(metric: Metric[Any], stats: FloatArray) -> FloatArray:
 
 def components_of(metric: Metric[Any], stats: Statistics) -> dict[str, Any]:
     """Components from statistics pooled over examples and samples."""
+    if isinstance(stats, CompactStats) and stats.samples == 1:
+        exact = stats.exact_totals()  # counts: no float64 copy of every example to sum
+        if exact is not None:
+            return metric.components(exact[0].tolist())
     return metric.components(as_float(stats).sum(axis=(0, 1)).tolist())
 
 
@@ -272,11 +310,10 @@ def evaluate_suite(
     paired_at = np.full(len(ids), -1, dtype=np.intp)
     paired_ids: list[str] = []
     if baseline is not None:
-        has = np.fromiter(map(baseline.has_example, ids), dtype=bool, count=len(ids))
-        positions = np.flatnonzero(has)
+        positions = np.flatnonzero(baseline.positions_of(ids) >= 0)
         paired_at[positions] = np.arange(len(positions))
         paired_ids = [ids[i] for i in positions.tolist()]
-    paired_pos = dict(zip(paired_ids, range(len(paired_ids)), strict=True))
+    paired_pos = _Positions(paired_ids)
 
     states: dict[str, _MetricState] = {}
     for item in scored.metrics:
@@ -295,17 +332,23 @@ def evaluate_suite(
 
     # Examples in id order: the resamples then do not depend on the order of the golden
     # file, which (like its formatting) does not change the golden set's hash.
-    order = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.intp)
+    # (argsort of the ids as objects compares them as sorted() does, without a million ints)
+    order = np.argsort(np.array(ids, dtype=object), kind="stable").astype(np.intp, copy=False)
     groups = [_group(None, order, paired_at)]
     sliced_rules = any(rule.slices for rule in rules.values())
     if slices or sliced_rules:
-        tagged: dict[str, list[int]] = {}
+        # every (example, tag) pair as two flat arrays of numbers, not a list per tag
+        codes: dict[str, int] = {}
+        indices, tag_codes = array.array("q"), array.array("q")
         for index, tags in enumerate(scored.tags):
             for tag in tags:
-                tagged.setdefault(tag, []).append(index)
-        for tag in sorted(tagged):
+                indices.append(index)
+                tag_codes.append(codes.setdefault(tag, len(codes)))
+        pairs_index = np.frombuffer(indices, dtype=np.int64)
+        pairs_code = np.frombuffer(tag_codes, dtype=np.int64)
+        for tag in sorted(codes):
             member = np.zeros(len(ids), dtype=bool)
-            member[tagged[tag]] = True
+            member[pairs_index[pairs_code == codes[tag]]] = True
             groups.append(_group(tag, order[member[order]], paired_at))
 
     evaluation = SuiteEvaluation(

@@ -91,13 +91,22 @@ def column_type(column: FloatArray) -> ColumnType:
 
 def pack_columns(array: FloatArray) -> tuple[list[ColumnType], str, str]:
     """An ``(n, m)`` float64 array as column types and a block of its columns."""
+    return pack_column_list([array[:, index] for index in range(array.shape[1])])
+
+
+def pack_column_list(
+    columns: Sequence[npt.NDArray[np.generic]],
+) -> tuple[list[ColumnType], str, str]:
+    """``pack_columns`` of the array whose columns these are, taken one column at a time: a
+    column may be in any type whose values float64 holds exactly (compact statistics are
+    packed without widening all of them to float64 at once)."""
     kinds: list[ColumnType] = []
     parts: list[bytes] = []
-    for index in range(array.shape[1]):
-        column = np.ascontiguousarray(array[:, index])
-        kind = column_type(column)
+    for column in columns:
+        values = np.ascontiguousarray(column, dtype=np.float64)
+        kind = column_type(values)
         kinds.append(kind)
-        encoded = column.astype(COLUMN_DTYPES[kind]).tobytes()
+        encoded = values.astype(COLUMN_DTYPES[kind]).tobytes()
         if kind == "f8":
             # byte shuffle: all first bytes, then all second bytes...
             encoded = np.frombuffer(encoded, dtype=np.uint8).reshape(-1, 8).T.tobytes()

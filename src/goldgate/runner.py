@@ -37,7 +37,7 @@ from goldgate.baseline import (
     verify_suite,
     write_baseline,
 )
-from goldgate.compact_stats import CompactStats
+from goldgate.compact_stats import CompactStats, as_float, stacked_samples
 from goldgate.config import Config
 from goldgate.drift import Anchors, drift_checks
 from goldgate.errors import (
@@ -61,10 +61,11 @@ from goldgate.gate import (
 )
 from goldgate.golden_change import describe, removed_check, shared_baseline
 from goldgate.goldens import GoldenSet, is_dataset, load_goldens
+from goldgate.memory import release_free_memory
 from goldgate.metrics import parallel
 from goldgate.metrics.batch import BatchMetric, MetricContext
 from goldgate.metrics.engine import MetricComputeError, score_corpus
-from goldgate.metrics.parallel import resolve_jobs, score_chunks
+from goldgate.metrics.parallel import resolve_jobs, score_chunks_compact
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
     CacheUse,
@@ -134,35 +135,57 @@ def run(
     results: list[SuiteResult] = []
     hints: list[str] = []
     errors: list[str] = []
+    baseline_found = baseline is not None
     for name in names:
         try:
-            scored = score_suite(config, name, progress=progress)
-            suite_baseline = baseline.suites.get(name) if baseline is not None else None
-            suite_result, suite_hints = _gate_suite(
-                config, name, scored, suite_baseline, baseline_label, baseline is not None, anchors
+            suite_result, suite_hints = _score_and_gate(
+                config, name, baseline, baseline_label, anchors, progress
             )
             hints += suite_hints
         except GoldgateError as exc:
             errors.append(str(exc))
             suite_result = failed_suite(config, name, str(exc))
         results.append(suite_result)
+        release_free_memory()  # the suite's statistics and texts are gone: give the pages back
+    # What the results need of the baseline they hold; the rest (at a million examples,
+    # hundreds of MB of statistics) is let go before the history and the reports are written.
+    del baseline
+    release_free_memory()
 
     add_trends(config, results)
-    if baseline is None:
+    if not baseline_found:
         hints.insert(
             0,
             f"no baseline at {baseline_label}: only min/max gates were checked; run"
             " `goldgate bless` to accept these scores as the baseline",
         )
-    result = _run_result(config, results, baseline_label, baseline is not None, hints, errors)
+    result = _run_result(config, results, baseline_label, baseline_found, hints, errors)
     if history_source is not None:
         from goldgate.history.recording import record_run
 
         result.hints.extend(record_run(result, config, source=history_source))
+        release_free_memory()
     if write_reports:
         formats = list(config.report.formats) if report_formats is None else list(report_formats)
         write_result(result, config.report.dir, formats)
     return result
+
+
+def _score_and_gate(
+    config: Config,
+    name: str,
+    baseline: Baseline | None,
+    baseline_label: str,
+    anchors: Anchors | None,
+    progress: ProgressReporter | None,
+) -> tuple[SuiteResult, list[str]]:
+    """One suite scored and gated; its statistics are let go on return (the result keeps
+    what the reports need)."""
+    scored = score_suite(config, name, progress=progress)
+    suite_baseline = baseline.suites.get(name) if baseline is not None else None
+    return _gate_suite(
+        config, name, scored, suite_baseline, baseline_label, baseline is not None, anchors
+    )
 
 
 def _run_result(
@@ -466,6 +489,7 @@ def score_suite(
 
         return score_predictions_on_dask(config, name, progress)
     golden = load_suite_goldens(config, name)
+    release_free_memory()  # the file's text, parsed and let go
     outputs: dict[str, list[str]] = {}
     if known and system.kind != "predictions":
         outputs = {
@@ -505,6 +529,7 @@ def score_suite(
                 dropped=obtained.stale.outputs if obtained.stale else 0,
                 dropped_reason=obtained.stale.reason if obtained.stale else None,
             )
+    release_free_memory()  # what reading the outputs held besides them
     scored = score_outputs(
         name,
         golden,
@@ -514,6 +539,7 @@ def score_suite(
         jobs=config.engine.jobs,
         dask=config.engine.dask_address,
     )
+    release_free_memory()  # the chunks' texts and statistics, compacted and let go
     return replace(scored, cache=cache, identity=identity)
 
 
@@ -596,7 +622,7 @@ def score_outputs(
     workers = resolve_jobs(jobs, len(ids))
     # Batch metrics need inputs, ids and context: they are scored in one pass here.
     in_one_pass = any(isinstance(metric, BatchMetric) for _, metric in pairs)
-    per_sample: list[list[FloatArray]] = []
+    per_sample: list[list[FloatArray] | list[CompactStats]] = []
     notes: dict[str, Any] = {}
     for s in range(samples):
         try:
@@ -626,7 +652,7 @@ def score_outputs(
             else:
                 chunks = _text_chunks(golden, outputs, s, parallel.DEFAULT_CHUNK_SIZE)
                 per_sample.append(
-                    score_chunks(pairs, chunks, total=len(ids), jobs=workers, dask=dask)
+                    score_chunks_compact(pairs, chunks, total=len(ids), jobs=workers, dask=dask)
                 )
         except MetricComputeError as exc:
             sample = f", sample {s}" if samples > 1 else ""
@@ -639,25 +665,22 @@ def scored_from_arrays(
     golden: GoldenSet,
     outputs: dict[str, list[str]],
     pairs: Sequence[tuple[str, Any]],
-    per_sample: Sequence[Sequence[FloatArray]],
+    per_sample: Sequence[Sequence[FloatArray] | Sequence[CompactStats]],
     notes: dict[str, Any] | None = None,
 ) -> ScoredSuite:
-    """A scored suite from per-example statistics (per sample, per metric) already computed."""
+    """A scored suite from per-example statistics (per sample, per metric) already computed:
+    an ``(n, k)`` float64 array, or ``(1, n, k)`` compact statistics, per sample and metric."""
     ids = [record.id for record in golden.records]
     samples = len(per_sample)
     counts = [len(record.references) for record in golden.records]
     scored_metrics = []
     for position, (spec, metric) in enumerate(pairs):
-        stats: FloatArray = (
-            per_sample[0][position][np.newaxis]
-            if samples == 1
-            else np.stack([per_sample[s][position] for s in range(samples)])
-        )
+        # held compact for the rest of the run: the largest per-example holder of memory
+        stats = _compact([per_sample[s][position] for s in range(samples)])
         signature = str(metric.signature(counts))
         if not type(metric).__module__.startswith("goldgate."):
-            _check_plugin_scores(name, spec, metric, stats, ids)
-        # held compact for the rest of the run: the largest per-example holder of memory
-        scored_metrics.append(MetricScores(spec, metric, signature, CompactStats.of(stats)))
+            _check_plugin_scores(name, spec, metric, as_float(stats), ids)
+        scored_metrics.append(MetricScores(spec, metric, signature, stats))
     return ScoredSuite(
         golden=golden,
         outputs=outputs,
@@ -669,6 +692,14 @@ def scored_from_arrays(
         ),
         notes=notes or {},
     )
+
+
+def _compact(per_sample: Sequence[FloatArray | CompactStats]) -> CompactStats:
+    """One metric's ``(samples, n, k)`` compact statistics from each sample's."""
+    if all(isinstance(stats, CompactStats) for stats in per_sample):
+        return stacked_samples([s for s in per_sample if isinstance(s, CompactStats)])
+    arrays = [as_float(s)[0] if isinstance(s, CompactStats) else s for s in per_sample]
+    return CompactStats.of(np.stack(arrays))
 
 
 def _text_chunks(
@@ -875,7 +906,8 @@ def _examples(
         scored.outputs,
         scores=evaluation.scores,
         baseline_scores=evaluation.baseline_scores,
-        baseline_outputs=blessed.outputs_of if blessed is not None else None,
+        # not the baseline itself: its statistics are let go once the suite is gated
+        baseline_outputs=blessed.blessed_outputs() if blessed is not None else None,
         flipped_to_wrong=evaluation.flipped_to_wrong,
         flipped_to_right=evaluation.flipped_to_right,
         notes=scored.notes,

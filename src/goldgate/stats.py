@@ -67,7 +67,8 @@ def as_stats_array(rows: Sequence[Stats] | Sequence[Sequence[Stats]], width: int
 
 def sample_score(metric: Metric[Any], stats: Statistics) -> float:
     """The score of ``(samples, n, k)`` statistics: the mean over sample indices."""
-    totals = as_float(stats).sum(axis=1)
+    exact = stats.exact_totals() if isinstance(stats, CompactStats) else None
+    totals = as_float(stats).sum(axis=1) if exact is None else exact
     return float(np.mean([metric.score_stats(row.tolist()) for row in totals]))
 
 

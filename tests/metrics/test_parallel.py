@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from goldgate.compact_stats import CompactStats
 from goldgate.errors import MetricError
 from goldgate.metrics.base import Metric
 from goldgate.metrics.engine import score_corpus
@@ -20,6 +21,7 @@ from goldgate.metrics.parallel import (
     resolve_jobs,
     score_arrays,
     score_chunks,
+    score_chunks_compact,
 )
 from goldgate.metrics.registry import FunctionMetric, builtin_metric_names, metric_from_spec
 
@@ -232,3 +234,44 @@ def test_a_failing_example_is_named_by_its_corpus_position(jobs: int) -> None:
     big = FunctionMetric("huge", huge, FunctionMetric.Options())
     with pytest.raises(MetricComputeError, match="too large to add up"):
         score_arrays([("m", big)], cands, refs, jobs=1, chunk_size=4)
+
+
+def _assert_compact(got: Sequence[CompactStats], expected: Sequence[np.ndarray]) -> None:
+    assert len(got) == len(expected)
+    for spec, stats, want in zip(SPECS, got, expected, strict=True):
+        compact = CompactStats.of(want[np.newaxis])
+        assert stats.shape == compact.shape, spec
+        assert [c.dtype for c in stats.columns] == [c.dtype for c in compact.columns], spec
+        assert stats.expand().tobytes() == want[np.newaxis].tobytes(), spec
+
+
+@pytest.mark.parametrize(("jobs", "cuts"), [(1, [0, 1, 1, 13, 14, 37, 59, 60]), (2, None)])
+def test_statistics_compacted_chunk_by_chunk_equal_those_of_one_pass(
+    jobs: int, cuts: list[int] | None
+) -> None:
+    metrics = _metrics()
+    cands, refs = _corpus(60, seed=5)
+    expected = _expected(metrics, cands, refs)
+    cuts = cuts or [*range(0, 60, 7), 60]
+    chunks = [(cands[a:b], refs[a:b]) for a, b in itertools.pairwise(cuts)]
+    _assert_compact(score_chunks_compact(metrics, iter(chunks), total=60, jobs=jobs), expected)
+    empty = score_chunks_compact(metrics[:2], iter([]), total=0)
+    assert [s.shape for s in empty] == [(1, 0, len(m.stat_names)) for _, m in metrics[:2]]
+
+
+def test_compacted_scoring_names_failures_and_refuses_sums_too_large() -> None:
+    from goldgate.metrics.engine import MetricComputeError
+
+    cands = ["ok"] * 30
+    cands[17] = "bad"
+    chunks = [(cands[a : a + 4], [["x"]] * len(cands[a : a + 4])) for a in range(0, 30, 4)]
+    metric = FunctionMetric("bad_at_17", bad_at_17, FunctionMetric.Options())
+    with pytest.raises(MetricComputeError) as caught:
+        score_chunks_compact([("m", metric)], iter(chunks), total=30)
+    assert caught.value.index == 17
+    big = FunctionMetric("huge", huge, FunctionMetric.Options())
+    singles = [([text], [["x"]]) for text in ["ok"] * 30]  # each chunk's own sum is finite
+    with pytest.raises(MetricComputeError, match="too large to add up"):
+        score_chunks_compact([("m", big)], iter(singles), total=30)
+    with pytest.raises(ValueError, match="expected 31"):
+        score_chunks_compact([("m", metric)], iter(chunks[:1]), total=31)

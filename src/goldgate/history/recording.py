@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from goldgate.config import Config
@@ -66,7 +67,7 @@ def run_record(
             SuiteRecord(
                 suite.name,
                 suite.verdict.value,
-                ids=tuple(table.ids) if keep else (),
+                ids=table.ids if keep else (),
                 digests=_digests(suite, table) if keep else (),
             )
         )
@@ -87,7 +88,7 @@ def run_record(
                     baseline=summary.baseline,
                     status=statuses.get(summary.metric),
                     # NaN where an example has no score on the metric
-                    examples=tuple(table.current(summary.metric).tolist()) if keep else (),
+                    examples=table.current(summary.metric) if keep else (),
                 )
             )
     return RunRecord(
@@ -118,14 +119,14 @@ def record_run(result: RunResult, config: Config, *, source: str = "run") -> lis
     return warnings
 
 
-def _digests(suite: SuiteResult, table: ExampleTable) -> tuple[str, ...]:
+def _digests(suite: SuiteResult, table: ExampleTable) -> Sequence[str]:
     # The golden set just read has them already (the same content hash, the same digests).
     known = loaded_digests(suite.golden_hash)
     if known is not None:
         digests = known.of(table.ids)
         if digests is not None:
-            return tuple(digests)
-    return tuple(record_digest(*fields) for fields in table.golden_fields())
+            return digests
+    return [record_digest(*fields) for fields in table.golden_fields()]
 
 
 def _statuses(suite: SuiteResult) -> dict[str, str]:

@@ -31,6 +31,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
+
 log = logging.getLogger(__name__)
 
 #: Schema steps; step i brings a database from version i to i + 1. Never edit a released step.
@@ -99,8 +102,9 @@ class MetricRecord:
     baseline: float | None = None
     #: the worst status of the gate's checks on this metric (fail, forgiven, ...), if gated
     status: str | None = None
-    #: per-example scores aligned with the suite's ids (empty when not kept)
-    examples: tuple[float, ...] = ()
+    #: per-example scores aligned with the suite's ids (empty when not kept); an array is
+    #: turned into JSON when it is stored, not held as a million Python floats before
+    examples: Sequence[float] | npt.NDArray[np.float64] = ()
 
 
 @dataclass(frozen=True)
@@ -109,8 +113,8 @@ class SuiteRecord:
 
     suite: str
     verdict: str
-    ids: tuple[str, ...] = ()
-    digests: tuple[str, ...] = ()
+    ids: Sequence[str] = ()
+    digests: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -256,7 +260,7 @@ class HistoryStore:
                         m.high,
                         m.baseline,
                         m.status,
-                        _json_list(m.examples) if m.examples else None,
+                        _json_list(m.examples) if len(m.examples) else None,
                     )
                     for m in record.metrics
                 ),
@@ -341,8 +345,9 @@ class HistoryStore:
         return int(self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
 
-def _json_list(values: Sequence[object]) -> str:
-    return json.dumps(list(values), ensure_ascii=False, separators=(",", ":"))
+def _json_list(values: Sequence[object] | npt.NDArray[np.float64]) -> str:
+    items = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    return json.dumps(items, ensure_ascii=False, separators=(",", ":"))
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from goldgate.compact_stats import CompactBuilder, CompactStats
 from goldgate.errors import GoldgateError
 from goldgate.metrics.base import Metric
 from goldgate.metrics.batch import BatchMetric
@@ -211,6 +212,23 @@ def _worker_died() -> ScoringWorkerError:
     )
 
 
+def _placed(parts: Iterable[list[FloatArray]]) -> Iterator[tuple[int, list[FloatArray]]]:
+    """Each part with the corpus row it starts at; an error in a part is named at its corpus
+    position."""
+    row = 0
+    iterator = iter(parts)
+    while True:
+        try:
+            part = next(iterator)
+        except StopIteration:
+            return
+        except MetricComputeError as exc:
+            # The chunk counted from its own first example: say where it is in the corpus.
+            raise MetricComputeError(exc.spec, exc.index + row, exc.problem) from None
+        yield row, part
+        row += part[0].shape[0] if part else 0
+
+
 def stack_parts(
     pairs: MetricPairs, parts: Iterable[list[FloatArray]], total: int | None
 ) -> list[FloatArray]:
@@ -218,24 +236,15 @@ def stack_parts(
     collected: list[list[FloatArray]] = []
     out: list[FloatArray] | None = None
     row = 0
-    iterator = iter(parts)
-    while True:
-        try:
-            part = next(iterator)
-        except StopIteration:
-            break
-        except MetricComputeError as exc:
-            # The chunk counted from its own first example: say where it is in the corpus.
-            raise MetricComputeError(exc.spec, exc.index + row, exc.problem) from None
-        size = part[0].shape[0] if part else 0
+    for start, part in _placed(parts):
+        row = start + (part[0].shape[0] if part else 0)
         if total is None:
             collected.append(part)
         else:
             if out is None:
                 out = [np.empty((total, array.shape[1]), dtype=np.float64) for array in part]
             for target, array in zip(out, part, strict=True):
-                target[row : row + size] = array
-        row += size
+                target[start:row] = array
     if total is None and collected:
         out = [
             np.concatenate([part[index] for part in collected], axis=0)
@@ -248,6 +257,49 @@ def stack_parts(
     for (spec, _), array in zip(pairs, out, strict=True):
         _check_sums(spec, array)
     return out
+
+
+def score_chunks_compact(
+    metrics: MetricPairs,
+    chunks: Iterable[Chunk],
+    *,
+    total: int,
+    jobs: int = 1,
+    dask: str | None = None,
+) -> list[CompactStats]:
+    """``score_chunks``, each metric's statistics compacted a chunk at a time as they arrive:
+    ``(1, n, k)`` compact statistics equal to ``CompactStats.of`` of its rows, without the
+    float64 array of every example ever being held."""
+    pairs = list(metrics)
+    if dask is not None:
+        from goldgate.dask_engine import client_for, score_on_dask
+
+        parts: Iterable[list[FloatArray]] = score_on_dask(client_for(dask), pairs, chunks)
+    else:
+        if jobs > 1 and not _picklable(pairs):
+            jobs = 1
+        parts = _score_local(pairs, chunks) if jobs <= 1 else _score_pool(pairs, chunks, jobs)
+    builders: list[CompactBuilder] | None = None
+    row = 0
+    for start, part in _placed(parts):
+        if builders is None:
+            builders = [CompactBuilder(array.shape[1]) for array in part]
+        for builder, array in zip(builders, part, strict=True):
+            builder.add(array)
+        row = start + (part[0].shape[0] if part else 0)
+    if row != total:
+        raise ValueError(f"scored {row} examples, expected {total}")
+    if builders is None:
+        empty = [np.zeros((1, 0, len(m.stat_names)), dtype=np.float64) for _, m in pairs]
+        return [CompactStats.of(array) for array in empty]
+    stats = [builder.build() for builder in builders]
+    for (spec, _), compact in zip(pairs, stats, strict=True):
+        fractions = [c for c in compact.columns if c.dtype == np.float64]
+        with np.errstate(over="ignore", invalid="ignore"):
+            finite = all(np.isfinite(column.sum()) for column in fractions)
+        if not finite:  # only fractions can add up to infinity; the error names the row
+            _check_sums(spec, compact.expand()[0])
+    return stats
 
 
 def _check_sums(spec: str, array: FloatArray) -> None:

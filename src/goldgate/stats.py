@@ -101,9 +101,9 @@ def resampled_totals(columns: FloatArray, *, resamples: int, seed: int) -> npt.N
 #: Above this many examples the product is tiled: resamples are drawn a pass at a time (counts
 #: kept as 1-byte integers) and multiplied ``_TILE`` examples at a time, so every pass reads
 #: each example's statistics once instead of once per two resamples. At 1,000,000 examples
-#: that is the difference between hours and seconds; memory stays ~150 MB.
+#: that is the difference between hours and seconds; memory stays ~90 MB.
 _TILED_ABOVE = 32_768
-#: Examples per tile: the tile's counts as float64 (a pass's: 128 × 4,096 × 8 bytes = 4 MB)
+#: Examples per tile: the tile's counts as float64 (a pass's: 64 × 4,096 × 8 bytes = 2 MB)
 #: stay in the cache while every metric's block is multiplied by them (with 32,768 they were
 #: re-read from memory per block: 2× slower at a million examples).
 _TILE = 4_096
@@ -113,8 +113,9 @@ _TILE = 4_096
 _PASS_ROWS = 32
 #: A pass draws this many times ``_PASS_ROWS`` resamples: each tile's statistics are expanded
 #: once per pass, and blocks of integers are multiplied by the whole pass at once. The pass's
-#: 1-byte counts are 128 MB at a million examples.
-_PRODUCTS_PER_PASS = 4
+#: 1-byte counts are 64 MB at a million examples (four products a pass, 128 MB, were no
+#: faster: 63.1 against 61.2 s of CPU for the gate of bench_gate_scale.py at 1M).
+_PRODUCTS_PER_PASS = 2
 #: A count above this is not kept in the pass: that resample is multiplied whole, at once.
 _COUNT_LIMIT = np.iinfo(np.uint16).max
 #: Integer statistics whose products with counts up to ``_COUNT_LIMIT`` stay below this are

@@ -117,6 +117,13 @@ def test_predictions_unknown_ids_name_them_and_their_lines(tmp_path: Path) -> No
         ('{"id": "q0", "output": "x"}\n{"id": "q1", "output": \n', "p.jsonl:2:24: malformed JSON"),
         ('{"id": "q0", "output": "x"}\n{"id": "q0", "output": "y"}\n',
          "p.jsonl:2: duplicate id 'q0' (first on line 1)"),
+        # the usual line first, then one the careful path reads (and the other way round)
+        ('{"id": "q1", "output": "x"}\n{"id": "q1", "output": "y", "extra": 1}\n',
+         "p.jsonl:2: duplicate id 'q1' (first on line 1)"),
+        ('{"id": "q1", "output": "y", "extra": 1}\n{"id": "q1", "output": "x"}\n',
+         "p.jsonl:2: duplicate id 'q1' (first on line 1)"),
+        ('{"id": "zz", "output": "x"}\n{"id": "zz", "output": "x"}\n',
+         "p.jsonl:2: duplicate id 'zz' (first on line 1)"),
         ('{"output": "x"}\n', "p.jsonl:1: the line has no 'id'"),
         ('{"id": "q0"}\n', "p.jsonl:1: id 'q0': no 'output'"),
         ('{"id": "q0", "output": null}\n', "'output' must be text, got null"),
@@ -704,3 +711,18 @@ def test_killing_goldgate_midway_loses_no_paid_output(
                              else golden.by_id()[i].input["text"] for i in cached}  # fmt: skip
     assert len(paid) + len(again) <= n + lost
     assert outputs == {r.id: [expected_output(r.input)] for r in golden.records}
+
+
+def test_the_first_lines_of_ids_are_a_mapping_over_golden_and_other_ids() -> None:
+    from goldgate.systems import _FirstLines
+
+    lines = _FirstLines({"a": 0, "b": 1})
+    lines.note(1, 7)
+    lines["zz"] = 9
+    assert dict(lines) == {"b": 7, "zz": 9} and len(lines) == 2
+    assert "b" in lines and "a" not in lines and 3 not in lines
+    with pytest.raises(KeyError):
+        lines["a"]
+    lines["a"] = 0  # a line numbered 0 (a Parquet row) is seen too
+    del lines["b"], lines["zz"]
+    assert dict(lines) == {"a": 0}

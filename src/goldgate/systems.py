@@ -23,12 +23,14 @@ then the error is raised.
 
 from __future__ import annotations
 
+import array
 import asyncio
 import collections
 import contextlib
 import hashlib
 import importlib
 import inspect
+import itertools
 import json
 import os
 import queue
@@ -37,7 +39,15 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    Sequence,
+)
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -247,47 +257,105 @@ def command_identity(system: SystemConfig) -> dict[str, Any]:
 
 
 def read_predictions(path: Path, golden: GoldenSet, *, samples: int = 1) -> dict[str, list[str]]:
-    """Read ``{"id", "output"}`` lines (``"outputs": [...]`` for samples > 1) for a golden set."""
-    expected = {record.id for record in golden.records}
-    found: dict[str, list[str]] = {}
-    lines: dict[str, int] = {}
+    """Read ``{"id", "output"}`` lines (``"outputs": [...]`` for samples > 1) for a golden set.
+
+    Outputs are kept by golden position and returned keyed by the golden set's own id
+    strings: at a million lines, the file's id strings and a line number per id, kept until
+    the end, would be freed between the outputs kept and leave the memory in holes.
+    """
+    records = golden.records
+    index_of = {record.id: index for index, record in enumerate(records)}
+    lines = _FirstLines(index_of)
+    outputs_at: list[list[str] | None] = [None] * len(records)
     unknown: list[tuple[str, int]] = []
     for number, item in _prediction_rows(path):
         if samples == 1 and type(item) is dict and len(item) == 2:
             # The usual line, {"id": text, "output": text} for a known id not seen yet,
             # taken as the checks below would take it.
             record_id, output = item.get("id"), item.get("output")
-            if (
-                type(record_id) is str
-                and type(output) is str
-                and record_id in expected
-                and record_id not in lines
-                and (output.isascii() or lone_surrogate(output) is None)
-            ):
-                lines[record_id] = number
-                found[record_id] = [output]
-                continue
+            if type(record_id) is str and type(output) is str:
+                at = index_of.get(record_id)
+                if (
+                    at is not None
+                    and outputs_at[at] is None
+                    and (output.isascii() or lone_surrogate(output) is None)
+                ):
+                    lines.note(at, number)
+                    outputs_at[at] = [output]
+                    continue
         where = f"{path}:{number}"
         record_id = prediction_id(item, where, number, lines)
-        if record_id not in expected:
+        at = index_of.get(record_id)
+        if at is None:
             unknown.append((record_id, number))
             continue
-        found[record_id] = _prediction_outputs(item, samples, f"{where}: id {record_id!r}")
+        outputs_at[at] = _prediction_outputs(item, samples, f"{where}: id {record_id!r}")
     if unknown:
         shown = first_of([f"{rid!r} (line {n})" for rid, n in unknown], SHOWN_IDS)
         raise SystemRunError(
             f"{path}: {len(unknown)} id(s) not in the golden set {golden.path}: {shown}"
         )
-    missing = [record.id for record in golden.records if record.id not in found]
+    missing = [record.id for record, got in zip(records, outputs_at, strict=True) if got is None]
     if missing:
         raise SystemRunError(
-            f"{path}: no output for {len(missing)} of {len(golden.records)} golden id(s): "
-            f"{_ids(missing)}"
+            f"{path}: no output for {len(missing)} of {len(records)} golden id(s): {_ids(missing)}"
         )
-    return {record.id: found[record.id] for record in golden.records}
+    return {
+        record.id: got for record, got in zip(records, outputs_at, strict=True) if got is not None
+    }
 
 
-def prediction_id(item: Any, where: str, number: int, lines: dict[str, int]) -> str:
+class _FirstLines(MutableMapping[str, int]):
+    """id → the line it was first seen on: a number per golden position in an array (no
+    object per line), a dict for ids the golden set does not have."""
+
+    def __init__(self, index_of: Mapping[str, int]) -> None:
+        self._index_of = index_of
+        self._lines = array.array("q", [-1]) * len(index_of)
+        self._others: dict[str, int] = {}
+
+    def note(self, at: int, line: int) -> None:
+        """The golden id at position ``at`` was seen on ``line``."""
+        self._lines[at] = line
+
+    def __getitem__(self, record_id: str) -> int:
+        at = self._index_of.get(record_id)
+        if at is None:
+            return self._others[record_id]
+        if self._lines[at] < 0:
+            raise KeyError(record_id)
+        return self._lines[at]
+
+    def __setitem__(self, record_id: str, line: int) -> None:
+        at = self._index_of.get(record_id)
+        if at is None:
+            self._others[record_id] = line
+        else:
+            self._lines[at] = line
+
+    def __delitem__(self, record_id: str) -> None:
+        self[record_id]  # KeyError when not seen
+        at = self._index_of.get(record_id)
+        if at is None:
+            del self._others[record_id]
+        else:
+            self._lines[at] = -1
+
+    def __contains__(self, record_id: object) -> bool:
+        if not isinstance(record_id, str):
+            return False
+        at = self._index_of.get(record_id)
+        return record_id in self._others if at is None else self._lines[at] >= 0
+
+    def __iter__(self) -> Iterator[str]:
+        seen = (record_id for record_id, at in self._index_of.items() if self._lines[at] >= 0)
+        return itertools.chain(seen, self._others)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def prediction_id(item: Any, where: str, number: int, lines: MutableMapping[str, int]) -> str:
     """The id of one predictions row (noted in ``lines``); a bad or repeated one is an error."""
     if not isinstance(item, dict):
         raise InputError(f"{where}: expected an object with 'id' and 'output'")

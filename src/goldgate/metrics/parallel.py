@@ -111,16 +111,22 @@ def score_chunks(
     filled in place instead of concatenated.
     """
     pairs = list(metrics)
-    parts: Iterable[list[FloatArray]]
+    parts = _scored_parts(pairs, chunks, jobs, dask)
+    return stack_parts(pairs, parts, total)
+
+
+def _scored_parts(
+    pairs: MetricPairs, chunks: Iterable[Chunk], jobs: int, dask: str | None
+) -> Iterable[list[FloatArray]]:
+    """Each chunk's statistics, in order: on the Dask cluster at ``dask``, in a pool of
+    ``jobs`` processes, or here."""
     if dask is not None:
         from goldgate.dask_engine import client_for, score_on_dask
 
-        parts = score_on_dask(client_for(dask), pairs, chunks)
-        return stack_parts(pairs, parts, total)
+        return score_on_dask(client_for(dask), pairs, chunks)
     if jobs > 1 and not _picklable(pairs):
         jobs = 1  # a metric that cannot travel to a worker (a local function) scores here
-    parts = _score_local(pairs, chunks) if jobs <= 1 else _score_pool(pairs, chunks, jobs)
-    return stack_parts(pairs, parts, total)
+    return _score_local(pairs, chunks) if jobs <= 1 else _score_pool(pairs, chunks, jobs)
 
 
 def chunk_arrays(pairs: MetricPairs, chunk: Chunk) -> list[FloatArray]:
@@ -212,9 +218,11 @@ def _worker_died() -> ScoringWorkerError:
     )
 
 
-def _placed(parts: Iterable[list[FloatArray]]) -> Iterator[tuple[int, list[FloatArray]]]:
-    """Each part with the corpus row it starts at; an error in a part is named at its corpus
-    position."""
+def _placed(
+    parts: Iterable[list[FloatArray]],
+) -> Iterator[tuple[int, int, list[FloatArray]]]:
+    """Each part with the corpus rows it starts and stops at; an error in a part is named at
+    its corpus position."""
     row = 0
     iterator = iter(parts)
     while True:
@@ -225,8 +233,9 @@ def _placed(parts: Iterable[list[FloatArray]]) -> Iterator[tuple[int, list[Float
         except MetricComputeError as exc:
             # The chunk counted from its own first example: say where it is in the corpus.
             raise MetricComputeError(exc.spec, exc.index + row, exc.problem) from None
-        yield row, part
-        row += part[0].shape[0] if part else 0
+        stop = row + (part[0].shape[0] if part else 0)
+        yield row, stop, part
+        row = stop
 
 
 def stack_parts(
@@ -236,15 +245,15 @@ def stack_parts(
     collected: list[list[FloatArray]] = []
     out: list[FloatArray] | None = None
     row = 0
-    for start, part in _placed(parts):
-        row = start + (part[0].shape[0] if part else 0)
+    for start, stop, part in _placed(parts):
+        row = stop
         if total is None:
             collected.append(part)
         else:
             if out is None:
                 out = [np.empty((total, array.shape[1]), dtype=np.float64) for array in part]
             for target, array in zip(out, part, strict=True):
-                target[start:row] = array
+                target[start:stop] = array
     if total is None and collected:
         out = [
             np.concatenate([part[index] for part in collected], axis=0)
@@ -271,22 +280,14 @@ def score_chunks_compact(
     ``(1, n, k)`` compact statistics equal to ``CompactStats.of`` of its rows, without the
     float64 array of every example ever being held."""
     pairs = list(metrics)
-    if dask is not None:
-        from goldgate.dask_engine import client_for, score_on_dask
-
-        parts: Iterable[list[FloatArray]] = score_on_dask(client_for(dask), pairs, chunks)
-    else:
-        if jobs > 1 and not _picklable(pairs):
-            jobs = 1
-        parts = _score_local(pairs, chunks) if jobs <= 1 else _score_pool(pairs, chunks, jobs)
     builders: list[CompactBuilder] | None = None
     row = 0
-    for start, part in _placed(parts):
+    for _, stop, part in _placed(_scored_parts(pairs, chunks, jobs, dask)):
         if builders is None:
             builders = [CompactBuilder(array.shape[1]) for array in part]
         for builder, array in zip(builders, part, strict=True):
             builder.add(array)
-        row = start + (part[0].shape[0] if part else 0)
+        row = stop
     if row != total:
         raise ValueError(f"scored {row} examples, expected {total}")
     if builders is None:

@@ -33,8 +33,15 @@ pa = pytest.importorskip("pyarrow")
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
     """Two worker processes on loopback, ephemeral ports only; its address."""
-    # a task that killed one worker is retried once; killing a second is an error
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+    # A task that killed one worker is retried once; killing a second is an error. A
+    # LocalCluster closes the nanny of a worker that is gone lost-worker-timeout (15 s) after
+    # an earlier death of a worker of that name: tests that kill workers about that far apart
+    # would leave the cluster without workers.
+    settings = {
+        "distributed.scheduler.allowed-failures": 1,
+        "distributed.deploy.lost-worker-timeout": "1h",
+    }
+    with dask.config.set(settings):
         local = distributed.LocalCluster(
             n_workers=2,
             threads_per_worker=1,
@@ -81,10 +88,13 @@ def test_predictions_scored_on_the_cluster_equal_a_local_run(
 
 SYSTEM = """\
 import os
+import time
 
 def answer(question):
     if question == "explode":
         raise ValueError("cannot answer that")
+    if question == "slow":
+        time.sleep(3)
     # where it ran, outside the output: the output must not depend on the worker
     with open(os.path.join(os.path.dirname(__file__), "pids.txt"), "a") as handle:
         handle.write(f"{os.getpid()}\\n")
@@ -130,6 +140,12 @@ def test_a_callable_system_runs_on_the_workers_with_the_same_result(
     goldens.write_text("".join(json.dumps(row) + "\n" for row in rows))
     with pytest.raises(SystemRunError, match=r"raised ValueError: cannot answer that \(id 'e7'\)"):
         score_suite(_on(config, cluster), "gen")
+    # and so is a call past timeout_s
+    rows[7]["input"] = "slow"
+    goldens.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    system = config.system.model_copy(update={"timeout_s": 1.0})
+    with pytest.raises(SystemRunError, match=r"no answer within timeout_s=1s \(id 'e7'\)"):
+        score_suite(_on(config.model_copy(update={"system": system}), cluster), "gen")
 
 
 def dies_once(candidate: str, references: list[str]) -> float:
@@ -455,6 +471,44 @@ def test_a_worker_killed_mid_run_is_survived_or_a_clear_error(
     )
     with pytest.raises(DaskWorkerError, match="no score was computed"):
         score_suite(dies, "gen")
+
+
+def _patient(config: Config, seconds: float) -> Config:
+    assert config.engine.dask is not None
+    cluster = config.engine.dask.model_copy(update={"no_workers_timeout_s": seconds})
+    return config.model_copy(update={"engine": config.engine.model_copy(update={"dask": cluster})})
+
+
+def test_a_cluster_left_without_workers_is_a_clear_error_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every wait (chunks, partitions, a callable's calls) gives up on a workerless cluster."""
+    make_project(tmp_path, 60, seed=11)
+    monkeypatch.chdir(tmp_path)
+    empty = distributed.LocalCluster(
+        n_workers=0, processes=True, host="127.0.0.1", scheduler_port=0,
+        dashboard_address="127.0.0.1:0",
+    )  # fmt: skip
+    address = str(empty.scheduler_address)
+    try:
+        target = DaskConfig(address=address, no_workers_timeout_s=1)
+        length = FunctionMetric("length", dies_once, FunctionMetric.Options())
+        with pytest.raises(DaskWorkerError, match=r"no workers for 1 s .*no score was computed"):
+            parallel.score_arrays([("m", length)], ["a", "b"], [["a"], ["b"]], dask=target)
+
+        goldens, predictions = _split(tmp_path, parquet=False)
+        config = _configured(load_config(tmp_path / "goldgate.yaml"), address, goldens, predictions)
+        with pytest.raises(DaskWorkerError, match=r"no workers for 1 s .*partition"):
+            score_suite(_patient(config, 1), "gen")
+
+        (tmp_path / "goldgate.yaml").write_text(CALLABLE_CONFIG.replace("4}", "4, timeout_s: 2}"))
+        (tmp_path / "dasksys.py").write_text(SYSTEM)
+        callable_config = _on(load_config(tmp_path / "goldgate.yaml"), address)
+        with pytest.raises(DaskWorkerError, match=r"no workers to call the system for id"):
+            score_suite(callable_config, "gen")
+    finally:
+        close_clients()
+        empty.close()
 
 
 def test_check_reads_a_glob_on_the_cluster_given_on_the_command_line(

@@ -271,6 +271,13 @@ class DaskConfig(_Model):
         description="scheduler address (tcp://host:8786), or 'local' for a LocalCluster here",
         min_length=1,
     )
+    no_workers_timeout_s: float = Field(
+        default=300.0,
+        gt=0,
+        le=86_400,
+        description="seconds the cluster may have no worker while a task waits before the run"
+        " stops with an error (workers that died and were not replaced)",
+    )
 
 
 class EngineConfig(_Model):

@@ -90,10 +90,9 @@ def needs_cluster(name: str, location: str) -> UsageError:
 def _client(config: Config, name: str, location: str) -> Any:
     from goldgate.dask_engine import client_for
 
-    address = config.engine.dask_address
-    if address is None:
+    if config.engine.dask is None:
         raise needs_cluster(name, location)
-    return client_for(address)
+    return client_for(config.engine.dask)
 
 
 def _module(name: str) -> Any:
@@ -249,18 +248,17 @@ def _score_part(
 # -- here -----------------------------------------------------------------------------------------
 
 
-def _result(future: Any) -> Any:
-    """A task's result; workers that kept dying (or a cluster gone) are a DaskWorkerError."""
-    from goldgate.dask_engine import DaskWorkerError, _distributed
+def _result(future: Any, config: Config) -> Any:
+    """A task's result; workers that kept dying, a cluster gone or left without workers are a
+    DaskWorkerError (see dask_engine.result_of)."""
+    from goldgate.dask_engine import no_workers_timeout, result_of
 
-    distributed = _distributed()
-    try:
-        return future.result()
-    except (distributed.KilledWorker, distributed.client.FutureCancelledError) as exc:
-        raise DaskWorkerError(
-            f"Dask workers died reading or scoring a partition ({type(exc).__name__}: {exc});"
-            " no score was computed"
-        ) from None
+    assert config.engine.dask is not None  # only a configured cluster has partitions
+    return result_of(
+        future,
+        patience_s=no_workers_timeout(config.engine.dask),
+        what="reading or scoring a partition",
+    )
 
 
 def _unique(parts: _Partitions, ids: list[_Ids], error: type[GoldgateError]) -> dict[str, int]:
@@ -281,7 +279,7 @@ def _unique(parts: _Partitions, ids: list[_Ids], error: type[GoldgateError]) -> 
 def _read_goldens(client: Any, config: Config, name: str) -> tuple[_Partitions, list[_Ids]]:
     location = config.suites[name].goldens_location
     goldens = _read(client, location, GoldenSetError, "golden set", _golden_part)
-    ids = [_result(client.submit(_golden_ids, part)) for part in goldens.futures]
+    ids = [_result(client.submit(_golden_ids, part), config) for part in goldens.futures]
     if not any(part_ids for part_ids, _ in ids):
         raise GoldenSetError(f"{location}: the golden set is empty")
     return goldens, ids
@@ -301,7 +299,7 @@ def load_goldens_on_dask(config: Config, name: str) -> GoldenSet:
         records = [
             record if keep_lines else replace(record, line=0)
             for future in goldens.futures
-            for record in _result(future)
+            for record in _result(future, config)
         ]
     finally:
         client.cancel(goldens.futures)
@@ -350,7 +348,7 @@ def score_predictions_on_dask(
         )
         futures += predictions.futures
         prediction_ids = [
-            _result(client.submit(_prediction_ids, part)) for part in predictions.futures
+            _result(client.submit(_prediction_ids, part), config) for part in predictions.futures
         ]
         holder = _unique(predictions, prediction_ids, InputError)
         _check_join(golden_location, location, golden_ids, predictions, prediction_ids, holder)
@@ -386,7 +384,7 @@ def score_predictions_on_dask(
         outputs: dict[str, list[str]] = {}
         parts: list[list[list[FloatArray]]] = []
         for future in scored:
-            part_records, part_outputs, stats, failure = _result(future)
+            part_records, part_outputs, stats, failure = _result(future, config)
             if failure is not None:
                 sample, spec, index, problem = failure
                 failed = part_records[index].id
@@ -411,7 +409,7 @@ def score_predictions_on_dask(
             metrics,
             context=metric_context(config),
             jobs=config.engine.jobs,
-            dask=config.engine.dask_address,
+            dask=config.engine.dask,
         )
     per_sample = []
     for sample in range(system.samples):

@@ -15,7 +15,10 @@ URLs are read there too: see :mod:`goldgate.dask_data`):
 
 A worker that dies is replaced and its task retried by the scheduler; when a task has killed
 workers more often than the cluster allows (``distributed.scheduler.allowed-failures``) the
-run stops with an error saying so. Nothing else in goldgate imports dask.
+run stops with an error saying so. Every wait for a task watches the cluster too: when it has
+had no worker at all for ``engine.dask.no_workers_timeout_s`` (workers that died and were not
+replaced, a cluster scaled to nothing) the run stops with the same error instead of waiting
+for ever. Nothing else in goldgate imports dask.
 """
 
 from __future__ import annotations
@@ -33,11 +36,13 @@ from typing import TYPE_CHECKING, Any
 from goldgate.errors import GoldgateError, SystemRunError, UsageError
 
 if TYPE_CHECKING:
-    from goldgate.config import SystemConfig
+    from goldgate.config import DaskConfig, SystemConfig
     from goldgate.metrics.parallel import Chunk, FloatArray, MetricPairs
     from goldgate.systems import Call, Deliver
 
 LOCAL = "local"
+#: how often a wait looks at the cluster's workers
+_POLL_S = 2.0
 _CLIENTS: dict[str, Any] = {}
 
 
@@ -45,12 +50,27 @@ class DaskWorkerError(GoldgateError):
     """A task kept killing Dask workers, or the cluster went away: no partial score."""
 
 
-def client_for(address: str) -> Any:
-    """A ``distributed.Client`` for ``address`` (``local``: a new LocalCluster), one per process.
+def address_of(target: DaskConfig | str) -> str:
+    """The scheduler's address (or ``local``) of a configured cluster or of an address."""
+    return target if isinstance(target, str) else target.address
+
+
+def no_workers_timeout(target: DaskConfig | str) -> float:
+    """Seconds a wait on ``target`` tolerates a cluster without workers (an address alone:
+    the configuration's default)."""
+    from goldgate.config import DaskConfig
+
+    config = DaskConfig(address=target) if isinstance(target, str) else target
+    return config.no_workers_timeout_s
+
+
+def client_for(target: DaskConfig | str) -> Any:
+    """A ``distributed.Client`` for ``target`` (``local``: a new LocalCluster), one per process.
 
     Clients are kept for the life of the process (a run scores several suites) and closed at
     exit.
     """
+    address = address_of(target)
     client = _CLIENTS.get(address)
     if client is not None and client.status == "running":
         return client
@@ -98,6 +118,48 @@ def close_clients() -> None:
             cluster.close()
 
 
+# -- waiting ------------------------------------------------------------------------------------
+
+
+def _workerless(client: Any) -> bool:
+    """Whether the cluster has no worker now; a scheduler that cannot be reached has none."""
+    try:
+        return not client.nthreads()
+    except (OSError, TimeoutError):
+        return True
+
+
+def result_of(future: Any, *, patience_s: float, what: str) -> Any:
+    """``future``'s result; a DaskWorkerError when workers kept dying on its task, when it was
+    lost with the cluster, or when the cluster has had no worker for ``patience_s`` seconds.
+
+    ``future.result()`` alone would wait for ever on a task that no worker will ever run: a
+    LocalCluster closes a nanny whose worker died twice ``lost-worker-timeout`` apart, and a
+    remote cluster may lose every worker. Waiting in steps lets the cluster be looked at.
+    """
+    distributed = _distributed()
+    workerless_since: float | None = None
+    while True:
+        try:
+            return future.result(timeout=_POLL_S)
+        except TimeoutError:
+            pass
+        except (distributed.KilledWorker, distributed.client.FutureCancelledError) as exc:
+            raise DaskWorkerError(
+                f"Dask workers died {what} ({type(exc).__name__}: {exc}); no score was computed"
+            ) from None
+        if not _workerless(future.client):
+            workerless_since = None
+            continue
+        now = time.monotonic()
+        workerless_since = now if workerless_since is None else workerless_since
+        if now - workerless_since >= patience_s:
+            raise DaskWorkerError(
+                f"the Dask cluster has had no workers for {patience_s:g} s"
+                f" (engine.dask.no_workers_timeout_s) {what}; no score was computed"
+            )
+
+
 # -- scoring ------------------------------------------------------------------------------------
 
 
@@ -108,10 +170,11 @@ def _score_chunk_task(pairs: MetricPairs, chunk: Chunk) -> list[FloatArray]:
 
 
 def score_on_dask(
-    client: Any, pairs: MetricPairs, chunks: Iterable[Chunk]
+    target: DaskConfig | str, pairs: MetricPairs, chunks: Iterable[Chunk]
 ) -> Iterator[list[FloatArray]]:
     """Each chunk's statistics, computed on the cluster, yielded in chunk order."""
-    distributed = _distributed()
+    client = client_for(target)
+    patience_s = no_workers_timeout(target)
     # The metrics travel with every task (a few KB): a scattered copy would be lost with the
     # workers that held it, and a retried task would find nothing.
     metrics = list(pairs)
@@ -120,13 +183,7 @@ def score_on_dask(
     pending: deque[Any] = deque()
 
     def gather(future: Any) -> list[FloatArray]:
-        try:
-            result: list[FloatArray] = future.result()
-        except (distributed.KilledWorker, distributed.client.FutureCancelledError) as exc:
-            raise DaskWorkerError(
-                f"Dask workers died scoring a chunk ({type(exc).__name__}: {exc});"
-                " no score was computed"
-            ) from None
+        result: list[FloatArray] = result_of(future, patience_s=patience_s, what="scoring a chunk")
         future.release()
         return result
 
@@ -193,9 +250,19 @@ def run_callable_on_dask(
                 running[future] = (call, time.monotonic())
             oldest = min(started for _, started in running.values())
             left = max(0.0, oldest + system.timeout_s - time.monotonic())
-            done, _ = distributed.wait(list(running), timeout=left, return_when="FIRST_COMPLETED")
+            try:
+                done = distributed.wait(
+                    list(running), timeout=left, return_when="FIRST_COMPLETED"
+                ).done
+            except TimeoutError:  # distributed.wait raises where concurrent.futures returns
+                done = set()
             if not done:
                 late = min(running.values(), key=lambda item: item[1])[0]
+                if _workerless(client):  # nothing ran it: not the system's slowness
+                    raise DaskWorkerError(
+                        f"{label}: the Dask cluster has no workers to call the system for id"
+                        f" {late.record.id!r}; no score was computed"
+                    )
                 raise timeout_error(system.timeout_s, late, label)
             for future in done:
                 call, _ = running.pop(future)

@@ -38,7 +38,7 @@ from goldgate.baseline import (
     write_baseline,
 )
 from goldgate.compact_stats import CompactStats, as_float, stacked_samples
-from goldgate.config import Config
+from goldgate.config import Config, DaskConfig
 from goldgate.drift import Anchors, drift_checks
 from goldgate.errors import (
     BaselineError,
@@ -515,7 +515,7 @@ def score_suite(
             cache_dir=config.cache_dir,
             progress=progress,
             ignore=_own_files(config),
-            dask=config.engine.dask_address,
+            dask=config.engine.dask,
         )
         outputs.update(obtained.outputs)
         identity = obtained.identity
@@ -537,7 +537,7 @@ def score_suite(
         create_suite_metrics(config, name),
         context=metric_context(config),
         jobs=config.engine.jobs,
-        dask=config.engine.dask_address,
+        dask=config.engine.dask,
     )
     release_free_memory()  # the chunks' texts and statistics, compacted and let go
     return replace(scored, cache=cache, identity=identity)
@@ -609,7 +609,7 @@ def score_outputs(
     *,
     context: MetricContext | None = None,
     jobs: int | None = None,
-    dask: str | None = None,
+    dask: DaskConfig | str | None = None,
 ) -> ScoredSuite:
     """Score given outputs (id → one output per sample) of a golden set with ``metrics``.
 

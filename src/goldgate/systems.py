@@ -60,7 +60,7 @@ from goldgate.cache import (
     identity_digest,
     input_hash,
 )
-from goldgate.config import SystemConfig
+from goldgate.config import DaskConfig, SystemConfig
 from goldgate.errors import (
     InputError,
     SystemRunError,
@@ -118,11 +118,11 @@ def obtain_outputs(
     root: Path,
     cache_dir: Path,
     progress: ProgressReporter | None = None,
-    dask: str | None = None,
+    dask: DaskConfig | str | None = None,
 ) -> dict[str, list[str]]:
     """Outputs of ``system`` for every record: id → ``system.samples`` outputs.
 
-    With ``dask`` (a scheduler address or ``local``) a callable runs on that cluster.
+    With ``dask`` (a Dask cluster's configuration, its scheduler address or ``local``) a callable runs on that cluster.
     """
     return collect_outputs(
         system, golden, root=root, cache_dir=cache_dir, progress=progress, dask=dask
@@ -137,13 +137,13 @@ def collect_outputs(
     cache_dir: Path,
     progress: ProgressReporter | None = None,
     ignore: Sequence[Path] = (),
-    dask: str | None = None,
+    dask: DaskConfig | str | None = None,
 ) -> Obtained:
     """Outputs of ``system`` for every record, and what the cache gave of them.
 
     ``ignore`` lists files whose changes do not change the system (goldgate's own: the
     configuration, golden sets, baseline, reports), left out of its code fingerprint. With
-    ``dask`` (a scheduler address or ``local``) a callable runs on that cluster.
+    ``dask`` (a Dask cluster's configuration, its scheduler address or ``local``) a callable runs on that cluster.
     """
     if system.kind == "predictions":
         return Obtained(

@@ -103,7 +103,14 @@ def load(args: argparse.Namespace) -> Config:
     if dask is not None:
         from goldgate.config import DaskConfig
 
-        engine = config.engine.model_copy(update={"dask": DaskConfig(address=dask)})
+        # the address from the command line, the rest of engine.dask from the file
+        configured = config.engine.dask
+        cluster = (
+            DaskConfig(address=dask)
+            if configured is None
+            else configured.model_copy(update={"address": dask})
+        )
+        engine = config.engine.model_copy(update={"dask": cluster})
         config = config.model_copy(update={"engine": engine})
     if getattr(args, "no_cache", False):
         config = config.without_cache()

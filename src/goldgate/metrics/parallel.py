@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +30,9 @@ from goldgate.errors import GoldgateError
 from goldgate.metrics.base import Metric
 from goldgate.metrics.batch import BatchMetric
 from goldgate.metrics.engine import MetricComputeError, score_corpus, stat_arrays
+
+if TYPE_CHECKING:
+    from goldgate.config import DaskConfig
 
 FloatArray = npt.NDArray[np.float64]
 #: A chunk of a corpus: candidates and, aligned with them, each candidate's references.
@@ -79,12 +82,13 @@ def score_arrays(
     *,
     jobs: int | None = None,
     chunk_size: int | None = None,
-    dask: str | None = None,
+    dask: DaskConfig | str | None = None,
 ) -> list[FloatArray]:
     """Per-example statistics of every metric, one ``(n, k)`` float64 array each.
 
     Equal, value for value, to the rows ``score_corpus`` gives for the whole corpus, for any
-    ``jobs``, ``chunk_size`` and ``dask`` (a Dask scheduler address, or ``local``).
+    ``jobs``, ``chunk_size`` and ``dask`` (a Dask cluster's configuration, or its scheduler
+    address, or ``local``).
     """
     size = chunk_size or DEFAULT_CHUNK_SIZE
     return score_chunks(
@@ -102,7 +106,7 @@ def score_chunks(
     *,
     total: int | None = None,
     jobs: int = 1,
-    dask: str | None = None,
+    dask: DaskConfig | str | None = None,
 ) -> list[FloatArray]:
     """Score a stream of chunks in order; the rows of all chunks stacked, per metric.
 
@@ -116,14 +120,14 @@ def score_chunks(
 
 
 def _scored_parts(
-    pairs: MetricPairs, chunks: Iterable[Chunk], jobs: int, dask: str | None
+    pairs: MetricPairs, chunks: Iterable[Chunk], jobs: int, dask: DaskConfig | str | None
 ) -> Iterable[list[FloatArray]]:
     """Each chunk's statistics, in order: on the Dask cluster at ``dask``, in a pool of
     ``jobs`` processes, or here."""
     if dask is not None:
-        from goldgate.dask_engine import client_for, score_on_dask
+        from goldgate.dask_engine import score_on_dask
 
-        return score_on_dask(client_for(dask), pairs, chunks)
+        return score_on_dask(dask, pairs, chunks)
     if jobs > 1 and not _picklable(pairs):
         jobs = 1  # a metric that cannot travel to a worker (a local function) scores here
     return _score_local(pairs, chunks) if jobs <= 1 else _score_pool(pairs, chunks, jobs)
@@ -274,7 +278,7 @@ def score_chunks_compact(
     *,
     total: int,
     jobs: int = 1,
-    dask: str | None = None,
+    dask: DaskConfig | str | None = None,
 ) -> list[CompactStats]:
     """``score_chunks``, each metric's statistics compacted a chunk at a time as they arrive:
     ``(1, n, k)`` compact statistics equal to ``CompactStats.of`` of its rows, without the

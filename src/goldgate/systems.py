@@ -122,7 +122,8 @@ def obtain_outputs(
 ) -> dict[str, list[str]]:
     """Outputs of ``system`` for every record: id → ``system.samples`` outputs.
 
-    With ``dask`` (a Dask cluster's configuration, its scheduler address or ``local``) a callable runs on that cluster.
+    With ``dask`` (a Dask cluster's configuration, its scheduler address or ``local``) a
+    callable runs on that cluster.
     """
     return collect_outputs(
         system, golden, root=root, cache_dir=cache_dir, progress=progress, dask=dask
@@ -143,7 +144,8 @@ def collect_outputs(
 
     ``ignore`` lists files whose changes do not change the system (goldgate's own: the
     configuration, golden sets, baseline, reports), left out of its code fingerprint. With
-    ``dask`` (a Dask cluster's configuration, its scheduler address or ``local``) a callable runs on that cluster.
+    ``dask`` (a Dask cluster's configuration, its scheduler address or ``local``) a callable
+    runs on that cluster.
     """
     if system.kind == "predictions":
         return Obtained(

@@ -186,6 +186,12 @@ class SuiteBaseline(_Model):
 
     golden_hash: str
     goldens: str
+    golden_file_hash: str | None = Field(
+        default=None,
+        pattern=r"^sha256:[0-9a-f]{64}$",
+        description="SHA-256 of the golden set file's bytes as blessed (one local file):"
+        " `check` takes an unchanged file for the blessed set without reading its records",
+    )
     samples: int = Field(ge=1)
     metrics: dict[str, BaselineMetric]
     examples: dict[str, BaselineExample] = Field(default_factory=dict)
@@ -298,6 +304,7 @@ class SuiteBaseline(_Model):
                 update={
                     "examples": {i: self.examples[i] for i in ids},
                     "golden_hash": golden_hash,
+                    "golden_file_hash": None,  # no file holds just these
                 }
             )
         digests = self.digests()
@@ -327,6 +334,7 @@ class SuiteBaseline(_Model):
         outputs: Sequence[Sequence[str]],
         stats: Mapping[str, Statistics],
         packed: bool | None = None,
+        golden_file_hash: str | None = None,
     ) -> SuiteBaseline:
         """A suite baseline from aligned per-example data; ``stats`` are ``(samples, n, k)``.
 
@@ -339,6 +347,7 @@ class SuiteBaseline(_Model):
             return cls(
                 golden_hash=golden_hash,
                 goldens=goldens,
+                golden_file_hash=golden_file_hash,
                 samples=samples,
                 metrics=metrics,
                 packed=_encode_examples(ids, digests, outputs, stats),
@@ -355,6 +364,7 @@ class SuiteBaseline(_Model):
         return cls(
             golden_hash=golden_hash,
             goldens=goldens,
+            golden_file_hash=golden_file_hash,
             samples=samples,
             metrics=metrics,
             examples=examples,
@@ -447,6 +457,18 @@ class Baseline(_Model):
 def strip_nrefs(signature: str) -> str:
     """A signature without its ``nrefs`` field, which depends on the whole set, not an example."""
     return "|".join(part for part in signature.split("|") if not part.startswith("nrefs:"))
+
+
+def blessed_nrefs(suite_baseline: SuiteBaseline) -> str | None:
+    """The ``nrefs`` field the blessed signatures agree on (it comes from the golden set
+    alone), or None when they do not."""
+    labels = {
+        part.removeprefix("nrefs:")
+        for metric in suite_baseline.metrics.values()
+        for part in metric.signature.split("|")
+        if part.startswith("nrefs:")
+    }
+    return labels.pop() if len(labels) == 1 else None
 
 
 # -- reading -----------------------------------------------------------------------------------
@@ -596,6 +618,8 @@ def dumps_baseline(baseline: Baseline) -> str:
     for suite in document["suites"].values():
         if suite.get("forced") is None:  # only a forced bless shows up in the file's diff
             suite.pop("forced", None)
+        if suite.get("golden_file_hash") is None:  # a set of many files, or a cut-down one
+            suite.pop("golden_file_hash", None)
         if suite["packed"] is None:
             del suite["packed"]
         else:

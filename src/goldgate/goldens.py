@@ -102,6 +102,15 @@ class GoldenSet:
             object.__setattr__(self, "_digests", cached)
         return cached
 
+    def file_hash(self) -> str | None:
+        """The SHA-256 of the bytes these records were read from (one JSONL, YAML or CSV
+        file), else None (Parquet, many files, records made or cut down here).
+
+        Kept in the instance, not a field, for the reason :meth:`digest_bytes` is.
+        """
+        found: str | None = self.__dict__.get("_file_hash")
+        return found
+
     def tags(self) -> list[str]:
         """Every tag used in the set, sorted."""
         return sorted({tag for record in self.records for tag in record.tags})
@@ -275,7 +284,10 @@ def load_goldens(path: Path, suite: str) -> GoldenSet:
         if suffix in PARQUET_SUFFIXES:
             records, seen = validated_records(_read_parquet(path), path)
         else:
-            text = read_utf8(path, GoldenSetError, what="golden set")
+            data = _read_goldens_file(path)
+            file_hash = _file_hash(data)
+            text = decode_utf8(data, str(path), GoldenSetError)
+            del data
             if suffix in JSONL_SUFFIXES:
                 records, seen = _jsonl_records(text, path)
             elif suffix in YAML_SUFFIXES:
@@ -293,8 +305,27 @@ def load_goldens(path: Path, suite: str) -> GoldenSet:
             raise _surrogate_error(frozen, path, seen) from None
     golden = GoldenSet(suite=suite, path=path, records=frozen, content_hash=digest)
     object.__setattr__(golden, "_digest_bytes", digests)
+    if suffix not in PARQUET_SUFFIXES:
+        object.__setattr__(golden, "_file_hash", file_hash)
     _LOADED[digest] = golden
     return golden
+
+
+def golden_file_hash(path: Path) -> str:
+    """The :meth:`GoldenSet.file_hash` the golden set file at ``path`` has now, without
+    parsing it (a missing or unreadable file is the error reading it would be)."""
+    return _file_hash(_read_goldens_file(path))
+
+
+def _read_goldens_file(path: Path) -> bytes:
+    try:
+        return read_regular(path, GoldenSetError, what="golden set")
+    except FileNotFoundError:
+        raise GoldenSetError(f"{path}: golden set not found") from None
+
+
+def _file_hash(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 #: golden sets read by this process and still in use, by content hash

@@ -416,9 +416,12 @@ class Metric(ABC, Generic[OptionsT]):
     def signature_fields(self) -> list[tuple[str, str]]:
         """Settings that change this metric's value, as (key, value) pairs."""
 
-    def signature(self, reference_counts: Sequence[int] = ()) -> Signature:
-        """The signature, with nrefs from the data and goldgate's version appended."""
-        fields = [("nrefs", nrefs_label(reference_counts))]
+    def signature(
+        self, reference_counts: Sequence[int] = (), *, nrefs: str | None = None
+    ) -> Signature:
+        """The signature, with nrefs from the data (or ``nrefs`` as given: the label
+        :func:`nrefs_label` gave for them) and goldgate's version appended."""
+        fields = [("nrefs", nrefs if nrefs is not None else nrefs_label(reference_counts))]
         fields += self.signature_fields()
         fields.append(("version", __version__))
         return Signature(self.name, tuple(fields))

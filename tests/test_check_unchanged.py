@@ -1,0 +1,157 @@
+"""``check`` of a golden set file that has the blessed bytes: the records are not read.
+
+The baseline keeps the SHA-256 of the golden set file's bytes as blessed; for a packed suite
+whose file still has them, ``check`` verifies the metrics' signatures and the blessed scores
+and takes the records for the blessed ones. Anything else (another byte, an unpacked suite,
+a baseline without the hash) reads the records as before, with the same findings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from goldgate import baseline as baseline_module
+from goldgate import goldens as goldens_module
+from goldgate import runner
+from goldgate.baseline import blessed_nrefs, read_baseline
+from goldgate.config import Config, load_config
+from goldgate.errors import BaselineError
+from goldgate.runner import SuiteCheck, bless, check
+from tests.test_scale import make_project
+
+
+def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, packed: bool) -> Config:
+    make_project(tmp_path, 60, seed=21)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(baseline_module, "PACK_MIN_EXAMPLES", 10 if packed else 10_000)
+    config = load_config(tmp_path / "goldgate.yaml")
+    bless(config)
+    return config
+
+
+def _unread(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every golden set read from now on, by suite."""
+    read: list[str] = []
+    real = runner.load_suite_goldens
+
+    def counting(config: Config, name: str) -> object:
+        read.append(name)
+        return real(config, name)
+
+    monkeypatch.setattr(runner, "load_suite_goldens", counting)
+    return read
+
+
+def _slow(config: Config, monkeypatch: pytest.MonkeyPatch) -> list[SuiteCheck]:
+    """``check`` with the fast path turned off: what reading the records finds."""
+    with monkeypatch.context() as patched:
+        patched.setattr(runner, "_unchanged_golden_file", lambda *args: None)
+        return check(config)
+
+
+def test_the_baseline_keeps_the_golden_files_hash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _project(tmp_path, monkeypatch, packed=True)
+    text = config.baseline.read_text()
+    blessed = read_baseline(config.baseline).suites["gen"]
+    data = (tmp_path / "goldens" / "gen.jsonl").read_bytes()
+    assert blessed.golden_file_hash == "sha256:" + hashlib.sha256(data).hexdigest()
+    assert blessed_nrefs(blessed) == "var"  # 1 to 3 references per example
+    assert json.loads(text)["suites"]["gen"]["golden_file_hash"] == blessed.golden_file_hash
+
+
+def test_an_unchanged_file_is_checked_without_reading_its_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _project(tmp_path, monkeypatch, packed=True)
+    slow = _slow(config, monkeypatch)
+    read = _unread(monkeypatch)
+    fast = check(config)
+    assert read == []
+    assert fast == slow
+    assert fast[0].error is None and fast[0].in_baseline and fast[0].n_examples == 60
+
+    # a metric's settings changed: the same refusal either way, records read or not
+    text = (tmp_path / "goldgate.yaml").read_text()
+    (tmp_path / "goldgate.yaml").write_text(text.replace("bleu: {}", "bleu: {lowercase: true}"))
+    changed = load_config(tmp_path / "goldgate.yaml")
+    fast = check(changed)
+    assert read == []
+    assert fast == _slow(changed, monkeypatch)
+    read.clear()
+    assert fast[0].error is not None and "metric 'bleu': the signature differs" in fast[0].error
+
+    # a damaged blessed score is refused without the records too
+    (tmp_path / "goldgate.yaml").write_text(text)
+    document = json.loads(config.baseline.read_text())
+    document["suites"]["gen"]["metrics"]["chrf"]["score"] += 1.0
+    config.baseline.write_text(json.dumps(document))
+    fast = check(config)
+    assert read == []
+    assert fast == _slow(config, monkeypatch)
+    assert fast[0].error is not None and "chrf" in fast[0].error
+
+
+def test_any_other_byte_reads_the_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = _project(tmp_path, monkeypatch, packed=True)
+    goldens = tmp_path / "goldens" / "gen.jsonl"
+    read = _unread(monkeypatch)
+    # the same records written otherwise: read, and found to be the blessed set
+    goldens.write_text(goldens.read_text().replace('", "', '","'))
+    found = check(config)
+    assert read == ["gen"]
+    assert found[0].error is None and found[0].note is None and found[0].n_examples == 60
+    # an edited reference: read, and the change described as always
+    rows = [json.loads(line) for line in goldens.read_text().splitlines()]
+    rows[4]["references"] = ["something else"]
+    goldens.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    found = check(config)
+    assert read == ["gen", "gen"]
+    assert found[0].note is not None and "1 edited" in found[0].note
+    # a golden set that is gone is the error reading it is
+    goldens.unlink()
+    found = check(config)
+    assert found[0].error is not None and "golden set not found" in found[0].error
+
+
+def test_unpacked_suites_and_older_baselines_read_the_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _project(tmp_path, monkeypatch, packed=False)
+    assert read_baseline(config.baseline).suites["gen"].golden_file_hash is not None
+    read = _unread(monkeypatch)
+    assert check(config)[0].error is None
+    assert read == ["gen"]  # an unpacked suite is small: its digests are checked on records
+
+    monkeypatch.setattr(baseline_module, "PACK_MIN_EXAMPLES", 10)
+    bless(config)
+    document = json.loads(config.baseline.read_text())
+    del document["suites"]["gen"]["golden_file_hash"]  # a baseline from before the field
+    config.baseline.write_text(json.dumps(document))
+    read.clear()
+    assert check(config)[0].error is None
+    assert read == ["gen"]
+
+
+def test_a_malformed_file_hash_is_a_damaged_baseline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _project(tmp_path, monkeypatch, packed=True)
+    document = json.loads(config.baseline.read_text())
+    document["suites"]["gen"]["golden_file_hash"] = "md5:abc"
+    config.baseline.write_text(json.dumps(document))
+    with pytest.raises(BaselineError, match=r"damaged baseline: suites\.gen\.golden_file_hash"):
+        check(config)
+
+
+def test_a_yaml_golden_set_has_its_file_hash(tmp_path: Path) -> None:
+    path = tmp_path / "set.yaml"
+    path.write_text("- id: a\n  input: x\n  references: [y]\n")
+    golden = goldens_module.load_goldens(path, "s")
+    assert golden.file_hash() == goldens_module.golden_file_hash(path)
+    assert golden.file_hash() == "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()

@@ -280,6 +280,22 @@ def test_the_bootstrap_commands_load_numpy_with_one_blas_thread_and_leave_no_tra
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
 
 
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_an_empty_blas_thread_count_is_no_choice() -> None:
+    # OpenBLAS reads an empty OPENBLAS_NUM_THREADS as unset (a thread per core): goldgate
+    # still loads it with one, and leaves the variable as it found it
+    code = (
+        "import os, sys\n"
+        "from goldgate.cli import _single_threaded_blas\n"
+        "_single_threaded_blas()\n"
+        "import numpy\n"
+        "assert os.environ['OPENBLAS_NUM_THREADS'] == ''\n"
+        "assert len(os.listdir('/proc/self/task')) == 1, os.listdir('/proc/self/task')\n"
+    )
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": ""}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
+
+
 def test_paired_scores_read_as_the_dict_of_each_metric() -> None:
     position = {"b": 0, "d": 1, "a": 2}
     scores = gate.PairedScores(position, [0.5, 1.0, 100.0])

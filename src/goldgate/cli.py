@@ -126,15 +126,21 @@ def _single_threaded_blas() -> None:
     The bootstrap's products are many small GEMMs (32 resamples × 32,768 examples): OpenBLAS
     threads spin on them, costing 3-4× the CPU time of one thread, and scoring already keeps
     every core busy with processes. The variable is read once, when the library loads; it
-    is removed again at once, so a system command run later does not inherit it.
+    is removed again at once, so a system command run later does not inherit it. An empty
+    value chooses nothing (OpenBLAS then starts a thread per core, as when it is unset: a CI
+    template's ``OPENBLAS_NUM_THREADS: ${{ vars.X }}`` with no such variable), and is put back.
     """
-    if "numpy" in sys.modules or "OPENBLAS_NUM_THREADS" in os.environ:
+    chosen = os.environ.get("OPENBLAS_NUM_THREADS")
+    if "numpy" in sys.modules or chosen:
         return
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     try:
         import numpy  # noqa: F401
     finally:
-        del os.environ["OPENBLAS_NUM_THREADS"]
+        if chosen is None:
+            del os.environ["OPENBLAS_NUM_THREADS"]
+        else:
+            os.environ["OPENBLAS_NUM_THREADS"] = chosen
 
 
 def _main(argv: Sequence[str] | None) -> int:

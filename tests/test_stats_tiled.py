@@ -107,6 +107,15 @@ def test_large_sets_give_the_reference_totals(n: int, resamples: int) -> None:
     _assert_bitwise_equal(got, _reference_totals(blocks, resamples=resamples, seed=resamples))
 
 
+@pytest.mark.parametrize("concurrent", [2, 3, 8])
+def test_bootstraps_sharing_a_pass_give_the_reference_totals(concurrent: int) -> None:
+    """Threads that run bootstraps at once draw smaller passes: the same totals, bit for bit."""
+    n = stats._TILED_ABOVE + 2_345
+    blocks = _blocks(n, np.random.default_rng(concurrent))
+    got = stats.resampled_totals_many(blocks, resamples=200, seed=5, concurrent=concurrent)
+    _assert_bitwise_equal(got, _reference_totals(blocks, resamples=200, seed=5))
+
+
 @pytest.mark.parametrize("kinds", ["exact", "fractional"])
 def test_sets_of_one_kind_of_block(kinds: str) -> None:
     n = stats._TILED_ABOVE + 4_321

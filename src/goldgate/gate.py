@@ -402,10 +402,12 @@ def _measure_groups(
         return [_measure_group(scored, group, states, significance) for group in groups]
     # The largest groups first, so that no thread is left with a big one at the end.
     by_size = sorted(range(len(groups)), key=lambda g: -len(groups[g].paired))
-    pool = ThreadPoolExecutor(max_workers=min(jobs, len(groups)), thread_name_prefix="gate")
+    threads = min(jobs, len(groups))
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="gate")
     try:
         futures = {
-            g: pool.submit(_measure_group, scored, groups[g], states, significance) for g in by_size
+            g: pool.submit(_measure_group, scored, groups[g], states, significance, threads)
+            for g in by_size
         }
         return [futures[g].result() for g in range(len(groups))]
     finally:
@@ -441,6 +443,7 @@ def _measure_group(
     group: _Group,
     states: Mapping[str, _MetricState],
     significance: Significance | None,
+    concurrent: int = 1,
 ) -> dict[str, _GroupMetric]:
     current_all = {spec: take(state.scores.stats, group.indices) for spec, state in states.items()}
     paired_current: dict[str, Statistics] = {}
@@ -463,6 +466,7 @@ def _measure_group(
             resamples=significance.resamples,
             alpha=significance.alpha,
             seed=significance.seed,
+            concurrent=concurrent,
         )
         tests = dict(zip(specs, results, strict=True))
 

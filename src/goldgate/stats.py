@@ -114,7 +114,8 @@ _PASS_ROWS = 32
 #: A pass draws this many times ``_PASS_ROWS`` resamples: each tile's statistics are expanded
 #: once per pass, and blocks of integers are multiplied by the whole pass at once. The pass's
 #: 1-byte counts are 64 MB at a million examples (four products a pass, 128 MB, were no
-#: faster: 63.1 against 61.2 s of CPU for the gate of bench_gate_scale.py at 1M).
+#: faster: 63.1 against 61.2 s of CPU for the gate of bench_gate_scale.py at 1M). Bootstraps
+#: running at once in threads share it: each draws ``_PASS_ROWS`` resamples a pass.
 _PRODUCTS_PER_PASS = 2
 #: A count above this is not kept in the pass: that resample is multiplied whole, at once.
 _COUNT_LIMIT = np.iinfo(np.uint16).max
@@ -172,12 +173,14 @@ def _side_by_side(
 
 
 def resampled_totals_many(
-    blocks: Sequence[Block], *, resamples: int, seed: int
+    blocks: Sequence[Block], *, resamples: int, seed: int, concurrent: int = 1
 ) -> list[FloatArray]:
     """``resampled_totals`` of several ``(n, m_i)`` matrices with the same resamples.
 
     The draws are those of ``resample_counts`` whatever the size: row by row from
     ``default_rng(seed)``. Compact statistics are expanded a tile at a time, never whole.
+    ``concurrent`` (bootstraps running at once in this process) shares the pass's counts
+    among them; the totals do not depend on it.
     """
     n = _block_shape(blocks[0])[0]
     if n <= _TILED_ABOVE:
@@ -189,11 +192,12 @@ def resampled_totals_many(
                 out[row : row + counts.shape[0]] = counts @ matrix
             row += counts.shape[0]
         return outs
-    return _tiled_totals(blocks, n, resamples=resamples, seed=seed)
+    products = max(1, _PRODUCTS_PER_PASS // max(1, concurrent))
+    return _tiled_totals(blocks, n, resamples=resamples, seed=seed, products=products)
 
 
 def _tiled_totals(
-    blocks: Sequence[Block], n: int, *, resamples: int, seed: int
+    blocks: Sequence[Block], n: int, *, resamples: int, seed: int, products: int
 ) -> list[FloatArray]:
     """``resampled_totals_many`` of a large set, a pass of resamples and a tile at a time.
 
@@ -212,7 +216,7 @@ def _tiled_totals(
         if not is_exact
     ]
     rng = np.random.default_rng(seed)
-    pass_rows = _PASS_ROWS * _PRODUCTS_PER_PASS
+    pass_rows = _PASS_ROWS * products
     byte_counts = np.empty((pass_rows, n), dtype=np.uint8)
     # Buffers refilled tile after tile: fresh arrays of a few megabytes cost more in page
     # faults than in filling (10x for the counts). The last, narrower tile has its own
@@ -351,12 +355,14 @@ def compare_many(
     resamples: int,
     alpha: float,
     seed: int,
+    concurrent: int = 1,
 ) -> list[BootstrapResult]:
     """Paired bootstraps of several metrics over the same examples, from one set of draws.
 
     Each pair holds a metric with its current and baseline ``(samples, n, k)`` statistics
     (float64 or compact); every metric sees the same resampled examples, and each result
-    equals that of ``compare`` alone.
+    equals that of ``compare`` alone. ``concurrent``: how many bootstraps run at once in
+    this process's threads (they share the memory of a pass; the results do not change).
     """
     if not pairs:
         return []
@@ -375,7 +381,9 @@ def compare_many(
         scored = _two_level_scores(expanded, resamples=resamples, seed=seed)
     else:
         blocks = [_flat(side) for _, current, baseline in pairs for side in (current, baseline)]
-        scored = _one_level_scores(pairs, blocks, resamples=resamples, seed=seed)
+        scored = _one_level_scores(
+            pairs, blocks, resamples=resamples, seed=seed, concurrent=concurrent
+        )
     results = []
     for (metric, current, baseline), (now, then) in zip(pairs, scored, strict=True):
         # A custom metric's huge scores may overflow here; inf and nan are then the honest
@@ -399,6 +407,7 @@ def _one_level_scores(
     *,
     resamples: int,
     seed: int,
+    concurrent: int = 1,
 ) -> list[tuple[FloatArray, FloatArray]]:
     """Per-resample scores of both sides, resampling examples only (one product per block).
 
@@ -408,7 +417,9 @@ def _one_level_scores(
         widths = [side.shape[0] * side.shape[2] for _, c, b in pairs for side in (c, b)]
         edges = np.cumsum([0, *widths])
         blocks = [blocks[:, edges[i] : edges[i + 1]] for i in range(len(widths))]
-    totals = iter(resampled_totals_many(blocks, resamples=resamples, seed=seed))
+    totals = iter(
+        resampled_totals_many(blocks, resamples=resamples, seed=seed, concurrent=concurrent)
+    )
     scored = []
     for metric, current, baseline in pairs:
         sides = [

@@ -18,7 +18,7 @@ import pytest
 from goldgate.baseline import Baseline, dumps_baseline
 from goldgate.compact_stats import as_float
 from goldgate.config import Config, DaskConfig, load_config
-from goldgate.dask_engine import DaskWorkerError, close_clients
+from goldgate.dask_engine import DaskWorkerError, client_for, close_clients, result_of
 from goldgate.errors import GoldenSetError, GoldgateError, InputError, SystemRunError, UsageError
 from goldgate.metrics import parallel
 from goldgate.metrics.registry import FunctionMetric
@@ -475,6 +475,17 @@ def test_a_worker_killed_mid_run_is_survived_or_a_clear_error(
     )
     with pytest.raises(DaskWorkerError, match="no score was computed"):
         score_suite(dies, "gen")
+
+
+def times_out() -> None:
+    raise TimeoutError("the store did not answer")
+
+
+@pytest.mark.timeout(60)
+def test_a_task_that_raises_timeout_error_is_that_error_not_a_longer_wait(cluster: str) -> None:
+    future = client_for(cluster).submit(times_out, pure=False)
+    with pytest.raises(TimeoutError, match="the store did not answer"):
+        result_of(future, patience_s=1, what="reading")
 
 
 def _patient(config: Config, seconds: float) -> Config:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import importlib
 import inspect
 import sys
@@ -139,16 +140,12 @@ def result_of(future: Any, *, patience_s: float, what: str) -> Any:
     """
     distributed = _distributed()
     workerless_since: float | None = None
-    while True:
-        try:
-            return future.result(timeout=_POLL_S)
-        except TimeoutError:
-            pass
-        except (distributed.KilledWorker, distributed.client.FutureCancelledError) as exc:
-            raise DaskWorkerError(
-                f"Dask workers died {what} ({type(exc).__name__}: {exc}); no score was computed"
-            ) from None
-        if not _workerless(future.client):
+    while not future.done():
+        # wait, not result(timeout=): a task that itself raised TimeoutError (a read from a
+        # slow store) must be that error, not one more step of waiting
+        with contextlib.suppress(TimeoutError):
+            distributed.wait([future], timeout=_POLL_S)
+        if future.done() or not _workerless(future.client):
             workerless_since = None
             continue
         now = time.monotonic()
@@ -158,6 +155,12 @@ def result_of(future: Any, *, patience_s: float, what: str) -> Any:
                 f"the Dask cluster has had no workers for {patience_s:g} s"
                 f" (engine.dask.no_workers_timeout_s) {what}; no score was computed"
             )
+    try:
+        return future.result()
+    except (distributed.KilledWorker, distributed.client.FutureCancelledError) as exc:
+        raise DaskWorkerError(
+            f"Dask workers died {what} ({type(exc).__name__}: {exc}); no score was computed"
+        ) from None
 
 
 # -- scoring ------------------------------------------------------------------------------------

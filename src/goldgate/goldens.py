@@ -38,6 +38,7 @@ from goldgate.inputs import (
     free_of_duplicates,
     loads_json,
     nesting,
+    open_regular,
     paused_gc,
     read_regular,
 )
@@ -313,8 +314,20 @@ def load_goldens(path: Path, suite: str) -> GoldenSet:
 
 def golden_file_hash(path: Path) -> str:
     """The :meth:`GoldenSet.file_hash` the golden set file at ``path`` has now, without
-    parsing it (a missing or unreadable file is the error reading it would be)."""
-    return _file_hash(_read_goldens_file(path))
+    parsing it or holding it whole (a missing or unreadable file is the error reading it
+    would be)."""
+    digest = hashlib.sha256()
+    try:
+        with open_regular(path, GoldenSetError, what="golden set") as handle:
+            for block in iter(lambda: handle.read(_HASH_BLOCK), b""):
+                digest.update(block)
+    except FileNotFoundError:
+        raise GoldenSetError(f"{path}: golden set not found") from None
+    return "sha256:" + digest.hexdigest()
+
+
+#: bytes of a golden set file hashed at a time by :func:`golden_file_hash`
+_HASH_BLOCK = 1 << 20
 
 
 def _read_goldens_file(path: Path) -> bytes:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from goldgate.memory import release_free_memory
+from goldgate.memory import one_heap_arena, release_free_memory
 
 
 def _resident() -> int:
@@ -30,3 +32,42 @@ def test_freed_heap_blocks_are_given_back() -> None:
     after = _resident()
     assert keep.sum() == 12_000
     assert before - after > (before - freed) + 100 * 2**20 // 4096  # >100 MB more given back
+
+
+ARENAS = """\
+import ctypes, sys, threading
+from goldgate.memory import one_heap_arena
+if sys.argv[1] == "one":
+    assert one_heap_arena()
+def allocate():
+    blocks = [bytearray(200) for _ in range(10_000)]
+thread = threading.Thread(target=allocate)
+thread.start()
+thread.join()
+ctypes.CDLL(None).malloc_stats()  # one "Arena N:" line per arena, on stderr
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+@pytest.mark.parametrize(("how", "arenas"), [("one", 1), ("default", 2)])
+def test_threads_share_one_heap_arena_when_asked(how: str, arenas: int) -> None:
+    if not one_heap_arena():
+        pytest.skip("this C library has no mallopt")
+    done = subprocess.run(
+        [sys.executable, "-c", ARENAS, how], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stderr.count("Arena ") == arenas, done.stderr
+
+
+def test_the_bootstrapping_commands_ask_for_one_arena(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goldgate import cli, memory
+
+    asked: list[str] = []
+    monkeypatch.setattr(memory, "one_heap_arena", lambda: asked.append("arena") or True)
+    missing = str(tmp_path / "missing.yaml")
+    assert cli.main(["check", "--config", missing]) == 2  # no gate, no threads: not asked
+    assert asked == []
+    assert cli.main(["run", "--config", missing]) == 2  # asked before the command runs
+    assert asked == ["arena"]

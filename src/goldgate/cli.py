@@ -153,6 +153,10 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_ERROR
     if command in ONE_BLAS_THREAD:
         _single_threaded_blas()
+    if command in BOOTSTRAPPING:
+        from goldgate.memory import one_heap_arena
+
+        one_heap_arena()  # the gate's threads share one heap (see goldgate.memory)
     try:
         code: int = args._run(args)
     except GoldgateError as exc:

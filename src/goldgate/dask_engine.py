@@ -51,11 +51,6 @@ class DaskWorkerError(GoldgateError):
     """A task kept killing Dask workers, or the cluster went away: no partial score."""
 
 
-def address_of(target: DaskConfig | str) -> str:
-    """The scheduler's address (or ``local``) of a configured cluster or of an address."""
-    return target if isinstance(target, str) else target.address
-
-
 def no_workers_timeout(target: DaskConfig | str) -> float:
     """Seconds a wait on ``target`` tolerates a cluster without workers (an address alone:
     the configuration's default)."""
@@ -71,7 +66,7 @@ def client_for(target: DaskConfig | str) -> Any:
     Clients are kept for the life of the process (a run scores several suites) and closed at
     exit.
     """
-    address = address_of(target)
+    address = target if isinstance(target, str) else target.address
     client = _CLIENTS.get(address)
     if client is not None and client.status == "running":
         return client

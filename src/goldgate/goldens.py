@@ -285,7 +285,7 @@ def load_goldens(path: Path, suite: str) -> GoldenSet:
         if suffix in PARQUET_SUFFIXES:
             records, seen = validated_records(_read_parquet(path), path)
         else:
-            data = _read_goldens_file(path)
+            data = read_bytes(path, GoldenSetError, what="golden set")
             file_hash = _file_hash(data)
             text = decode_utf8(data, str(path), GoldenSetError)
             del data
@@ -328,13 +328,6 @@ def golden_file_hash(path: Path) -> str:
 
 #: bytes of a golden set file hashed at a time by :func:`golden_file_hash`
 _HASH_BLOCK = 1 << 20
-
-
-def _read_goldens_file(path: Path) -> bytes:
-    try:
-        return read_regular(path, GoldenSetError, what="golden set")
-    except FileNotFoundError:
-        raise GoldenSetError(f"{path}: golden set not found") from None
 
 
 def _file_hash(data: bytes) -> str:
@@ -400,11 +393,15 @@ def _surrogate_error(
 
 def read_utf8(path: Path, error: type[GoldgateError], *, what: str) -> str:
     """A file's text; bad UTF-8 names the line and byte offset. A leading BOM is dropped."""
+    return decode_utf8(read_bytes(path, error, what=what), str(path), error)
+
+
+def read_bytes(path: Path, error: type[GoldgateError], *, what: str) -> bytes:
+    """A regular file's bytes (see :func:`read_regular`); a missing one is ``error``."""
     try:
-        data = read_regular(path, error, what=what)
+        return read_regular(path, error, what=what)
     except FileNotFoundError:
         raise error(f"{path}: {what} not found") from None
-    return decode_utf8(data, str(path), error)
 
 
 def decode_utf8(data: bytes, label: str, error: type[GoldgateError]) -> str:

@@ -200,3 +200,117 @@ def test_negative_zeros_keep_their_sign(monkeypatch: pytest.MonkeyPatch) -> None
     blocks: list[stats.Block] = [zeros, np.column_stack([zeros[:, 0], np.ones(n)])]
     got = stats.resampled_totals_many(blocks, resamples=20, seed=1)
     _assert_bitwise_equal(got, _reference_totals(blocks, resamples=20, seed=1, tile=16))
+
+
+def _paired(n: int, rng: np.random.Generator, *, changed: int) -> list[stats.Block]:
+    """Each metric's current statistics followed by its baseline's, as ``compare_many`` hands
+    them over: the same but for ``changed`` examples (a run whose outputs mostly held)."""
+    bleu_like = rng.integers(0, 30, size=(n, 10)).astype(np.float64)
+    rouge_like = np.column_stack([rng.random((n, 3)), np.ones(n)])
+    signed = rng.integers(-50, 50, size=(n, 3)).astype(np.float64)
+    rows = rng.choice(n, size=changed, replace=False)
+
+    def edited(array: FloatArray, *, integers: bool) -> FloatArray:
+        copy = array.copy()
+        if integers:
+            copy[rows] = rng.integers(0, 200, size=(changed, array.shape[1]))
+        else:
+            copy[rows] = rng.random((changed, array.shape[1]))
+        return copy
+
+    return [
+        CompactStats.of(bleu_like[np.newaxis]),
+        CompactStats.of(edited(bleu_like, integers=True)[np.newaxis]),
+        CompactStats.of(rouge_like[np.newaxis]),
+        CompactStats.of(rouge_like.copy()[np.newaxis]),  # fractional, unchanged
+        signed,
+        edited(signed, integers=True),  # float64 blocks, one exact
+        CompactStats.of(rouge_like[np.newaxis]),
+        CompactStats.of(edited(rouge_like, integers=False)[np.newaxis]),  # fractional, changed
+        bleu_like[:, :4],
+        bleu_like[:, :4].copy(),  # exact, unchanged
+    ]
+
+
+@pytest.mark.parametrize("changed", [0, 1, 37, 2_000])
+def test_baseline_blocks_that_repeat_the_current_ones_give_the_reference_totals(
+    changed: int,
+) -> None:
+    """A block that repeats the one before it but for a few examples is not multiplied
+    whole (its totals are the other's plus the changed examples'): the same totals."""
+    n = stats._TILED_ABOVE + 3_001
+    blocks = _paired(n, np.random.default_rng(changed), changed=changed)
+    exact = [stats._exact_products(block) for block in blocks]
+    repeated = stats._repeats(blocks, exact)
+    # fractional with a change is multiplied whole; with none, its totals are reused
+    assert sorted(repeated) == ([1, 3, 5, 7, 9] if changed == 0 else [1, 3, 5, 9])
+    assert repeated[3] is None
+    for index in (1, 5, 9):
+        found = repeated[index]
+        assert isinstance(found, stats._Delta)
+        assert len(found.rows) == (0 if index == 9 else changed)
+    got = stats.resampled_totals_many(blocks, resamples=150, seed=changed)
+    _assert_bitwise_equal(got, _reference_totals(blocks, resamples=150, seed=changed))
+    assert got[3] is not got[2]  # each block has totals of its own
+
+
+def test_blocks_too_different_or_too_large_are_multiplied_whole() -> None:
+    n = stats._TILED_ABOVE + 1_000
+    rng = np.random.default_rng(11)
+    counts = rng.integers(0, 30, size=(n, 3)).astype(np.float64)
+    many = counts.copy()
+    many[: int(n * stats._DELTA_SHARE) + 1] += 1  # more examples changed than pays
+    bits = np.column_stack([rng.random(n), np.ones(n)])
+    signs = bits.copy()
+    signs[5, 0] = -0.0  # the same number to ==, not the same bits
+    bits[5, 0] = 0.0
+    blocks: list[stats.Block] = [
+        counts,
+        many,
+        CompactStats.of(bits[np.newaxis]),
+        CompactStats.of(signs[np.newaxis]),
+        bits,
+        bits.copy(),  # float64 fractional blocks are multiplied as they always were
+    ]
+    exact = [stats._exact_products(block) for block in blocks]
+    assert stats._repeats(blocks, exact) == {}
+    # exact each (a sum of sizes times 65,535 below 2**52), their difference not
+    limit = stats._EXACT_BELOW / stats._COUNT_LIMIT
+    signed = rng.integers(-5, 5, size=(n, 1)).astype(np.float64)
+    signed[0] = round(0.6 * limit)
+    flipped = signed.copy()
+    flipped[0] = -signed[0]
+    assert stats._exact_products(signed) and stats._exact_products(flipped)
+    assert stats._delta(signed, flipped) is None
+    assert stats._delta(signed, signed + (np.arange(n) == 1)[:, np.newaxis]) is not None
+    blocks += [signed, flipped]
+    got = stats.resampled_totals_many(blocks, resamples=70, seed=3)
+    _assert_bitwise_equal(got, _reference_totals(blocks, resamples=70, seed=3))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_repeating_blocks_in_small_tiles_and_passes(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = np.random.default_rng(100 + seed)
+    tile, pass_rows = int(rng.integers(5, 60)), int(rng.integers(1, 12))
+    n = int(rng.integers(201, 700))
+    monkeypatch.setattr(stats, "_TILED_ABOVE", 100)
+    monkeypatch.setattr(stats, "_TILE", tile)
+    monkeypatch.setattr(stats, "_PASS_ROWS", pass_rows)
+    blocks = _paired(n, rng, changed=int(rng.integers(0, n // 10)))
+    resamples = int(rng.integers(1, 5 * pass_rows * stats._PRODUCTS_PER_PASS))
+    got = stats.resampled_totals_many(blocks, resamples=resamples, seed=seed)
+    expected = _reference_totals(
+        blocks, resamples=resamples, seed=seed, tile=tile, pass_rows=pass_rows
+    )
+    _assert_bitwise_equal(got, expected)
+
+
+def test_repeating_blocks_with_counts_beyond_two_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resample multiplied whole gives a repeating block's totals too."""
+    n = 70_001
+    blocks = _paired(n, np.random.default_rng(9), changed=500)
+    _skew(monkeypatch, every=5, repeats=66_000)
+    got = stats.resampled_totals_many(blocks, resamples=40, seed=8)
+    _assert_bitwise_equal(got, _reference_totals(blocks, resamples=40, seed=8))

@@ -17,6 +17,7 @@ pseudo-sample per measurement (``Metric.bootstrap_stats``), so its noise is draw
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -205,16 +206,31 @@ def _tiled_totals(
     side, a whole pass in one product: exact sums do not depend on how they are grouped. Any
     other block keeps products of ``_PASS_ROWS`` resamples and one tile, added to its totals
     tile after tile: the very operations, and so the very roundings, of its first results.
+    A block that repeats the block before it (:func:`_repeats`) is not multiplied whole.
     """
     exact = [_exact_products(block) for block in blocks]
-    merged = [block for block, is_exact in zip(blocks, exact, strict=True) if is_exact]
-    merged_width = sum(_block_shape(block)[1] for block in merged)
+    repeated = _repeats(blocks, exact)
+    merged = [index for index, is_exact in enumerate(exact) if is_exact and index not in repeated]
+    merged_blocks = [blocks[index] for index in merged]
+    merged_at = dict(
+        zip(
+            merged,
+            itertools.accumulate((_block_shape(blocks[index])[1] for index in merged), initial=0),
+            strict=False,
+        )
+    )
+    merged_width = sum(_block_shape(block)[1] for block in merged_blocks)
     merged_out = np.zeros((resamples, merged_width), dtype=np.float64)
-    fractional = [
-        (block, np.zeros((resamples, _block_shape(block)[1]), dtype=np.float64))
-        for block, is_exact in zip(blocks, exact, strict=True)
-        if not is_exact
-    ]
+    fractional = {
+        index: (block, np.zeros((resamples, _block_shape(block)[1]), dtype=np.float64))
+        for index, (block, is_exact) in enumerate(zip(blocks, exact, strict=True))
+        if not is_exact and index not in repeated
+    }
+    deltas = {
+        index: (found, np.zeros((resamples, found.diff.shape[1]), dtype=np.float64))
+        for index, found in repeated.items()
+        if isinstance(found, _Delta)
+    }
     rng = np.random.default_rng(seed)
     pass_rows = _PASS_ROWS * products
     byte_counts = np.empty((pass_rows, n), dtype=np.uint8)
@@ -224,39 +240,143 @@ def _tiled_totals(
     # fractional block sees operands of the very shapes and strides it always had.
     parts = {size: np.empty((pass_rows, size)) for size in {min(n, _TILE), n % _TILE} if size}
     merged_columns = np.empty((merged_width, _TILE), dtype=np.float64)
-    expanded = [
-        np.empty((_TILE, _block_shape(block)[1])) if isinstance(block, CompactStats) else None
-        for block, _ in fractional
-    ]
+    expanded = {
+        index: np.empty((_TILE, _block_shape(block)[1]))
+        for index, (block, _) in fractional.items()
+        if isinstance(block, CompactStats)
+    }
     for start in range(0, resamples, pass_rows):
         rows = min(pass_rows, resamples - start)
-        counts = _draw_pass(rng, byte_counts, rows, start, merged, merged_out, fractional)
+        counts = _draw_pass(
+            rng,
+            byte_counts,
+            rows,
+            start,
+            merged_blocks,
+            merged_out,
+            list(fractional.values()),
+            list(deltas.values()),
+        )
+        for found, out in deltas.values():
+            out[start : start + rows] += found.product(counts[:rows])
         for tile in range(0, n, _TILE):
             stop = min(tile + _TILE, n)
             part = parts[stop - tile][:rows]
             part[...] = counts[:rows, tile:stop]
             if merged:
-                columns = _side_by_side(merged, merged_columns, tile, stop)
+                columns = _side_by_side(merged_blocks, merged_columns, tile, stop)
                 merged_out[start : start + rows] += part @ columns.T
-            for (block, out), buffer in zip(fractional, expanded, strict=True):
+            for index, (block, out) in fractional.items():
                 if isinstance(block, CompactStats):
-                    matrix = block.rows(tile, stop, into=buffer)
+                    matrix = block.rows(tile, stop, into=expanded[index])
                 else:
                     matrix = block[tile : tile + _TILE]
                 for first in range(0, rows, _PASS_ROWS):
                     last = min(first + _PASS_ROWS, rows)
                     out[start + first : start + last] += part[first:last] @ matrix
-    outs = iter(out for _, out in fractional)
-    totals = []
-    at = 0
-    for block, is_exact in zip(blocks, exact, strict=True):
-        if is_exact:
+    totals: list[FloatArray] = []
+    for index, block in enumerate(blocks):
+        source = index - 1 if index in repeated else index
+        if exact[source]:
             width = _block_shape(block)[1]
-            totals.append(np.ascontiguousarray(merged_out[:, at : at + width]))
-            at += width
+            at = merged_at[source]
+            total = np.ascontiguousarray(merged_out[:, at : at + width])
+            if index in deltas:
+                # both exact integers below 2**52: their float64 sum is the exact total
+                total += deltas[index][1]
+            totals.append(total)
         else:
-            totals.append(next(outs))
+            out = fractional[source][1]
+            totals.append(out.copy() if index in repeated else out)
     return totals
+
+
+#: A block is taken as the block before it plus a difference when at most this share of its
+#: examples differ: a run against a baseline whose outputs mostly did not change.
+_DELTA_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class _Delta:
+    """An exact block as the exact block before it and the difference on a few examples:
+    its totals are that block's plus ``counts[:, rows] @ diff``, exact integers both."""
+
+    rows: npt.NDArray[np.intp]
+    #: the block's statistics minus the block before it, at ``rows``: ``(len(rows), width)``
+    #: integers, in the smallest of int16, int32 and int64 that holds them
+    diff: npt.NDArray[np.signedinteger[Any]]
+
+    def product(self, counts: npt.NDArray[np.unsignedinteger[Any]]) -> FloatArray:
+        """``counts[:, rows] @ diff`` in float64, ``_TILE`` rows at a time (exact integers, so
+        grouped in any way), with no gathered copy of every changed example's counts."""
+        out = np.zeros((counts.shape[0], self.diff.shape[1]), dtype=np.float64)
+        for first in range(0, len(self.rows), _TILE):
+            rows = self.rows[first : first + _TILE]
+            gathered = counts[:, rows].astype(np.float64)
+            out += gathered @ self.diff[first : first + _TILE].astype(np.float64)
+        return out
+
+    def whole(self, drawn: npt.NDArray[np.integer[Any]]) -> FloatArray:
+        """``drawn[rows] @ diff`` for one resample of counts of any size."""
+        return drawn[self.rows].astype(np.float64) @ self.diff.astype(np.float64)
+
+
+def _columns_of(block: Block) -> Sequence[npt.NDArray[Any]]:
+    return block.columns if isinstance(block, CompactStats) else list(block.T)
+
+
+def _repeats(blocks: Sequence[Block], exact: Sequence[bool]) -> dict[int, _Delta | None]:
+    """The blocks that repeat the block just before them, which is multiplied whole:
+    ``compare_many`` hands over each metric's current statistics followed by its baseline's,
+    and in a run against a baseline most examples' outputs, and so statistics, are the same.
+
+    An exact block that differs from an exact predecessor in few examples maps to the
+    :class:`_Delta` that gives its totals from the predecessor's, exactly; a compact
+    fractional block whose columns have the very bits of its compact predecessor's maps to
+    None (its products would be the very same operations on the very same numbers).
+    """
+    found: dict[int, _Delta | None] = {}
+    for index in range(1, len(blocks)):
+        before, block = blocks[index - 1], blocks[index]
+        if index - 1 in found or _block_shape(before) != _block_shape(block):
+            continue
+        if exact[index] and exact[index - 1]:
+            delta = _delta(before, block)
+            if delta is not None:
+                found[index] = delta
+        elif (
+            not exact[index]
+            and not exact[index - 1]
+            and isinstance(before, CompactStats)
+            and isinstance(block, CompactStats)
+            and all(
+                a.dtype == b.dtype and np.array_equal(a.view(np.uint8), b.view(np.uint8))
+                for a, b in zip(before.columns, block.columns, strict=True)
+            )
+        ):
+            found[index] = None
+    return found
+
+
+def _delta(before: Block, block: Block) -> _Delta | None:
+    """``block`` as ``before`` plus an exact difference on few examples, else None."""
+    n = _block_shape(block)[0]
+    pairs = list(zip(_columns_of(before), _columns_of(block), strict=True))
+    changed = np.zeros(n, dtype=bool)
+    for a, b in pairs:
+        changed |= a != b
+    rows = np.flatnonzero(changed)
+    if len(rows) > n * _DELTA_SHARE:
+        return None
+    diff = np.empty((len(rows), len(pairs)), dtype=np.float64)
+    for j, (a, b) in enumerate(pairs):
+        diff[:, j] = b[rows].astype(np.float64) - a[rows].astype(np.float64)
+    sizes = np.abs(diff)
+    if len(rows) and float(sizes.sum(axis=0).max()) * _COUNT_LIMIT >= _EXACT_BELOW:
+        return None
+    largest = float(sizes.max()) if len(rows) else 0.0
+    kind = next(t for t in (np.int16, np.int32, np.int64) if largest <= np.iinfo(t).max)
+    return _Delta(rows, diff.astype(kind))
 
 
 def _draw_pass(
@@ -267,10 +387,12 @@ def _draw_pass(
     merged: Sequence[Block],
     merged_out: FloatArray,
     fractional: Sequence[tuple[Block, FloatArray]],
+    deltas: Sequence[tuple[_Delta, FloatArray]],
 ) -> npt.NDArray[np.uint8] | npt.NDArray[np.uint16]:
     """The counts of resamples ``start:start+rows``, drawn into ``byte_counts`` while every
     count fits a byte (else a 2-byte copy); a resample with a count above ``_COUNT_LIMIT`` is
-    multiplied whole here, into the totals, and left with zero counts in the pass."""
+    multiplied whole here, into the totals (the deltas' too), and left with zero counts in
+    the pass."""
     n = byte_counts.shape[1]
     counts: npt.NDArray[np.uint8] | npt.NDArray[np.uint16] = byte_counts
     for offset in range(rows):
@@ -293,6 +415,8 @@ def _draw_pass(
                 at += width
             for block, out in fractional:
                 out[start + offset] = whole @ _block_rows(block, 0, n)
+            for found, out in deltas:
+                out[start + offset] = found.whole(drawn)
             drawn[:] = 0
         elif counts.dtype == np.uint8:  # beyond 1 byte: never in practice either
             counts = counts.astype(np.uint16)

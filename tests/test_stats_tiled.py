@@ -125,11 +125,13 @@ def test_sets_of_one_kind_of_block(kinds: str) -> None:
     _assert_bitwise_equal(got, _reference_totals(chosen, resamples=150, seed=4))
 
 
+@pytest.mark.parametrize("paired", [False, True])
 @pytest.mark.parametrize("seed", range(12))
 def test_small_tiles_and_passes_give_the_reference_totals(
-    seed: int, monkeypatch: pytest.MonkeyPatch
+    seed: int, paired: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The tiled path scaled down: odd tiles, passes and sizes, shuffled blocks."""
+    """The tiled path scaled down: odd tiles, passes and sizes, shuffled blocks (or, paired,
+    blocks that repeat the one before them but for a few examples)."""
     rng = np.random.default_rng(seed)
     tile = int(rng.integers(5, 60))
     pass_rows = int(rng.integers(1, 12))
@@ -138,8 +140,11 @@ def test_small_tiles_and_passes_give_the_reference_totals(
     monkeypatch.setattr(stats, "_TILED_ABOVE", 100)
     monkeypatch.setattr(stats, "_TILE", tile)
     monkeypatch.setattr(stats, "_PASS_ROWS", pass_rows)
-    blocks = _blocks(n, rng)
-    chosen = [blocks[i] for i in rng.permutation(len(blocks))[: int(rng.integers(1, 14))]]
+    if paired:
+        chosen = _paired(n, rng, changed=int(rng.integers(0, n // 10)))
+    else:
+        blocks = _blocks(n, rng)
+        chosen = [blocks[i] for i in rng.permutation(len(blocks))[: int(rng.integers(1, 14))]]
     got = stats.resampled_totals_many(chosen, resamples=resamples, seed=seed)
     expected = _reference_totals(
         chosen, resamples=resamples, seed=seed, tile=tile, pass_rows=pass_rows
@@ -286,25 +291,6 @@ def test_blocks_too_different_or_too_large_are_multiplied_whole() -> None:
     blocks += [signed, flipped]
     got = stats.resampled_totals_many(blocks, resamples=70, seed=3)
     _assert_bitwise_equal(got, _reference_totals(blocks, resamples=70, seed=3))
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_repeating_blocks_in_small_tiles_and_passes(
-    seed: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    rng = np.random.default_rng(100 + seed)
-    tile, pass_rows = int(rng.integers(5, 60)), int(rng.integers(1, 12))
-    n = int(rng.integers(201, 700))
-    monkeypatch.setattr(stats, "_TILED_ABOVE", 100)
-    monkeypatch.setattr(stats, "_TILE", tile)
-    monkeypatch.setattr(stats, "_PASS_ROWS", pass_rows)
-    blocks = _paired(n, rng, changed=int(rng.integers(0, n // 10)))
-    resamples = int(rng.integers(1, 5 * pass_rows * stats._PRODUCTS_PER_PASS))
-    got = stats.resampled_totals_many(blocks, resamples=resamples, seed=seed)
-    expected = _reference_totals(
-        blocks, resamples=resamples, seed=seed, tile=tile, pass_rows=pass_rows
-    )
-    _assert_bitwise_equal(got, expected)
 
 
 def test_repeating_blocks_with_counts_beyond_two_bytes(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,9 +7,12 @@ slices, and a paired bootstrap of ``--resamples`` resamples: per-example scores,
 bootstraps (the suite and four slices), flips and checks. Each ``--jobs`` value runs in a
 fresh process; it prints the CPU and wall time of ``evaluate_suite``, the peak RSS it added
 (sampled every 5 ms), and a digest of every summary, slice and check, which must not depend
-on ``--jobs``.
+on ``--jobs``. ``--changed F`` blesses the current statistics with a share ``F`` of the
+examples drawn anew, as in a run whose outputs mostly held (by default the two sides are
+drawn apart).
 
     python benchmarks/bench_gate_scale.py --examples 1000000 --jobs 1 2
+    python benchmarks/bench_gate_scale.py --examples 1000000 --jobs 1 --changed 0.05
 """
 
 from __future__ import annotations
@@ -91,7 +94,17 @@ def _rss() -> int:
         return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def child(n: int, resamples: int, jobs: int) -> dict[str, Any]:
+def _blessed(current: Any, fresh: Any, changed: float | None, rng: Any) -> Any:
+    """The baseline's statistics: ``fresh``, or ``current`` with a share drawn from it."""
+    if changed is None:
+        return fresh
+    rows = rng.random(len(current)) < changed
+    mixed = current.copy()
+    mixed[rows] = fresh[rows]
+    return mixed
+
+
+def child(n: int, resamples: int, jobs: int, changed: float | None) -> dict[str, Any]:
     import numpy as np
 
     from goldgate.compact_stats import CompactStats
@@ -101,8 +114,14 @@ def child(n: int, resamples: int, jobs: int) -> dict[str, Any]:
     rng = np.random.default_rng(1)
     metrics = {spec: create_metric(spec) for spec in SPECS}
     # Compact on both sides, as a run holds them: scored statistics and a packed baseline's.
-    current = {spec: CompactStats.of(_statistics(spec, n, rng)[np.newaxis]) for spec in SPECS}
-    blessed = {spec: CompactStats.of(_statistics(spec, n, rng)[np.newaxis]) for spec in SPECS}
+    drawn = {spec: _statistics(spec, n, rng) for spec in SPECS}
+    fresh = {spec: _statistics(spec, n, rng) for spec in SPECS}
+    current = {spec: CompactStats.of(drawn[spec][np.newaxis]) for spec in SPECS}
+    blessed = {
+        spec: CompactStats.of(_blessed(drawn[spec], fresh[spec], changed, rng)[np.newaxis])
+        for spec in SPECS
+    }
+    del drawn, fresh
     tags = tuple((TAGS[i],) for i in rng.integers(0, len(TAGS), n).tolist())
     suite = SuiteScores(
         "qa",
@@ -155,16 +174,19 @@ def main() -> int:
     parser.add_argument("--examples", type=int, default=100_000)
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--changed", type=float, default=None, metavar="SHARE")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(args.examples, args.resamples, args.jobs[0])))
+        print(json.dumps(child(args.examples, args.resamples, args.jobs[0], args.changed)))
         return 0
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}  # as the CLI loads NumPy
     digests = set()
     for jobs in args.jobs:
         command = [sys.executable, __file__, "--child", "--examples", str(args.examples)]
         command += ["--resamples", str(args.resamples), "--jobs", str(jobs)]
+        if args.changed is not None:
+            command += ["--changed", str(args.changed)]
         done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
         if done.returncode != 0:  # the child's traceback, not only its exit status
             sys.stderr.write(done.stderr)

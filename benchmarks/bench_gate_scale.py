@@ -95,7 +95,8 @@ def _rss() -> int:
 
 
 def _blessed(current: Any, fresh: Any, changed: float | None, rng: Any) -> Any:
-    """The baseline's statistics: ``fresh``, or ``current`` with a share drawn from it."""
+    """The baseline's statistics: ``fresh``, or ``current`` with a share ``changed`` of its
+    examples taken from ``fresh``."""
     if changed is None:
         return fresh
     rows = rng.random(len(current)) < changed

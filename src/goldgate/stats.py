@@ -144,9 +144,8 @@ def _block_rows(block: Block, start: int, stop: int) -> FloatArray:
 def _exact_products(block: Block) -> bool:
     """Whether every sum of ``block``'s columns weighted by counts up to ``_COUNT_LIMIT`` is
     exact in float64: integers only, small enough that no partial sum is ever rounded."""
-    columns = block.columns if isinstance(block, CompactStats) else block.T
     largest = 0.0
-    for column in columns:
+    for column in _columns_of(block):
         if column.dtype.kind == "f" and not (
             np.all(np.isfinite(column)) and np.array_equal(column, np.trunc(column))
         ):
@@ -212,14 +211,9 @@ def _tiled_totals(
     repeated = _repeats(blocks, exact)
     merged = [index for index, is_exact in enumerate(exact) if is_exact and index not in repeated]
     merged_blocks = [blocks[index] for index in merged]
-    merged_at = dict(
-        zip(
-            merged,
-            itertools.accumulate((_block_shape(blocks[index])[1] for index in merged), initial=0),
-            strict=False,
-        )
-    )
-    merged_width = sum(_block_shape(block)[1] for block in merged_blocks)
+    offsets = list(itertools.accumulate((_block_shape(b)[1] for b in merged_blocks), initial=0))
+    merged_at = dict(zip(merged, offsets[:-1], strict=True))
+    merged_width = offsets[-1]
     merged_out = np.zeros((resamples, merged_width), dtype=np.float64)
     fractional = {
         index: (block, np.zeros((resamples, _block_shape(block)[1]), dtype=np.float64))
@@ -306,7 +300,7 @@ class _Delta:
     #: integers, in the smallest of int16, int32 and int64 that holds them
     diff: npt.NDArray[np.signedinteger[Any]]
 
-    def product(self, counts: npt.NDArray[np.unsignedinteger[Any]]) -> FloatArray:
+    def product(self, counts: npt.NDArray[np.integer[Any]]) -> FloatArray:
         """``counts[:, rows] @ diff`` in float64, ``_TILE`` rows at a time (exact integers, so
         grouped in any way), with no gathered copy of every changed example's counts."""
         out = np.zeros((counts.shape[0], self.diff.shape[1]), dtype=np.float64)
@@ -315,10 +309,6 @@ class _Delta:
             gathered = counts[:, rows].astype(np.float64)
             out += gathered @ self.diff[first : first + _TILE].astype(np.float64)
         return out
-
-    def whole(self, drawn: npt.NDArray[np.integer[Any]]) -> FloatArray:
-        """``drawn[rows] @ diff`` for one resample of counts of any size."""
-        return drawn[self.rows].astype(np.float64) @ self.diff.astype(np.float64)
 
 
 def _columns_of(block: Block) -> Sequence[npt.NDArray[Any]]:
@@ -372,9 +362,9 @@ def _delta(before: Block, block: Block) -> _Delta | None:
     for j, (a, b) in enumerate(pairs):
         diff[:, j] = b[rows].astype(np.float64) - a[rows].astype(np.float64)
     sizes = np.abs(diff)
-    if len(rows) and float(sizes.sum(axis=0).max()) * _COUNT_LIMIT >= _EXACT_BELOW:
+    if float(sizes.sum(axis=0).max(initial=0.0)) * _COUNT_LIMIT >= _EXACT_BELOW:
         return None
-    largest = float(sizes.max()) if len(rows) else 0.0
+    largest = float(sizes.max(initial=0.0))
     kind = next(t for t in (np.int16, np.int32, np.int64) if largest <= np.iinfo(t).max)
     return _Delta(rows, diff.astype(kind))
 
@@ -416,7 +406,7 @@ def _draw_pass(
             for block, out in fractional:
                 out[start + offset] = whole @ _block_rows(block, 0, n)
             for found, out in deltas:
-                out[start + offset] = found.whole(drawn)
+                out[start + offset] = found.product(drawn[np.newaxis])[0]
             drawn[:] = 0
         elif counts.dtype == np.uint8:  # beyond 1 byte: never in practice either
             counts = counts.astype(np.uint16)

@@ -300,3 +300,35 @@ def test_repeating_blocks_with_counts_beyond_two_bytes(monkeypatch: pytest.Monke
     _skew(monkeypatch, every=5, repeats=66_000)
     got = stats.resampled_totals_many(blocks, resamples=40, seed=8)
     _assert_bitwise_equal(got, _reference_totals(blocks, resamples=40, seed=8))
+
+
+def test_tiles_past_single_precision_are_multiplied_in_double() -> None:
+    """Exact tiles whose sums float32 would round are multiplied in float64; the rest in
+    float32, which is what makes the bound matter: without it the totals would differ."""
+    n = 9 * stats._TILE + 77
+    rng = np.random.default_rng(4)
+    big = rng.integers(0, 5, size=(n, 3)).astype(np.float64)
+    # tiles 2 and 5 past float32's exact integers (2**24) with any count; the others within
+    big[2 * stats._TILE + 9, 1] = 2.0**24 + 1
+    big[5 * stats._TILE : 6 * stats._TILE, 0] = 4_097.0
+    small = CompactStats.of(rng.integers(0, 3, size=(1, n, 2)).astype(np.float64))
+    blocks: list[stats.Block] = [big, small]
+    sums = stats._tile_sums(blocks, n)
+    assert [bool(s >= stats._SINGLE_BELOW / 2) for s in sums] == [
+        t in (2, 5) for t in range(len(sums))
+    ]
+    got = stats.resampled_totals_many(blocks, resamples=70, seed=6)
+    _assert_bitwise_equal(got, _reference_totals(blocks, resamples=70, seed=6))
+
+
+def test_single_precision_without_its_bound_would_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The float32 products are taken: with the bound lifted, a tile past it rounds."""
+    n = stats._TILED_ABOVE + 1
+    column = np.ones((n, 1))
+    column[:: stats._TILE // 4] = 2.0**24 + 1  # float32 holds 2**24 and 2**24 + 2
+    assert stats._exact_products(column)
+    expected = _reference_totals([column], resamples=20, seed=0)
+    _assert_bitwise_equal(stats.resampled_totals_many([column], resamples=20, seed=0), expected)
+    monkeypatch.setattr(stats, "_SINGLE_BELOW", np.inf)
+    lifted = stats.resampled_totals_many([column], resamples=20, seed=0)
+    assert not np.array_equal(lifted[0], expected[0])

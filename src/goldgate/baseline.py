@@ -24,11 +24,11 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from goldgate.atomic import write_text_atomic
 from goldgate.compact_stats import CompactStats, Statistics, as_float
@@ -181,6 +181,15 @@ class _Table:
 _TABLES: dict[int, _Table] = {}
 
 
+def packs(examples: int) -> bool:
+    """Whether a suite of this many examples is blessed packed (by default)."""
+    return examples >= PACK_MIN_EXAMPLES
+
+
+#: a piece of ``golden_file_chunks``: ``length:records:bytes-sha256:records-sha256``
+CHUNK_PATTERN = r"^[0-9]+:[0-9]+:[0-9a-f]{64}:[0-9a-f]{64}$"
+
+
 class SuiteBaseline(_Model):
     """One suite as blessed: ``examples`` by id, or (a large suite) ``packed``."""
 
@@ -191,6 +200,15 @@ class SuiteBaseline(_Model):
         pattern=r"^sha256:[0-9a-f]{64}$",
         description="SHA-256 of the golden set file's bytes as blessed (one local file):"
         " `check` takes an unchanged file for the blessed set without reading its records",
+    )
+    golden_file_chunks: list[Annotated[str, StringConstraints(pattern=CHUNK_PATTERN)]] | None = (
+        Field(
+            default=None,
+            description="the golden set file (one JSON Lines file of a packed suite) as blessed,"
+            " in pieces of about a mebibyte cut at newlines, each `length:records:bytes-sha256:"
+            "records-sha256`: `check` tells the blessed records in other bytes by reading only"
+            " the region that changed",
+        )
     )
     samples: int = Field(ge=1)
     metrics: dict[str, BaselineMetric]
@@ -305,18 +323,26 @@ class SuiteBaseline(_Model):
                     "examples": {i: self.examples[i] for i in ids},
                     "golden_hash": golden_hash,
                     "golden_file_hash": None,  # no file holds just these
+                    "golden_file_chunks": None,
                 }
             )
-        digests = self.digests()
+        table = self._table()
+        assert table is not None
+        # one table of positions for every metric and the outputs (a million lookups each)
+        positions = self.positions_of(ids)
+        if len(positions) and int(positions.min()) < 0:
+            raise ValueError("a baseline is only restricted to examples it blessed")
+        hexed = table.digests
+        outputs = table.outputs
         return SuiteBaseline.build(
             golden_hash=golden_hash,
             goldens=self.goldens,
             samples=self.samples,
             metrics=self.metrics,
             ids=ids,
-            digests=[digests[i] for i in ids],
-            outputs=[self.outputs_of(i) or [] for i in ids],
-            stats={spec: self.compact_stats(spec, ids) for spec in self.metrics},
+            digests=[hexed[at] for at in positions.tolist()],
+            outputs=[outputs(i) or [] for i in ids],
+            stats={spec: table.stats[spec].take(positions, view=False) for spec in self.metrics},
             packed=True,
         )
 
@@ -335,6 +361,7 @@ class SuiteBaseline(_Model):
         stats: Mapping[str, Statistics],
         packed: bool | None = None,
         golden_file_hash: str | None = None,
+        golden_file_chunks: list[str] | None = None,
     ) -> SuiteBaseline:
         """A suite baseline from aligned per-example data; ``stats`` are ``(samples, n, k)``.
 
@@ -342,12 +369,13 @@ class SuiteBaseline(_Model):
         examples are packed.
         """
         if packed is None:
-            packed = len(ids) >= PACK_MIN_EXAMPLES
+            packed = packs(len(ids))
         if packed:
             return cls(
                 golden_hash=golden_hash,
                 goldens=goldens,
                 golden_file_hash=golden_file_hash,
+                golden_file_chunks=golden_file_chunks,
                 samples=samples,
                 metrics=metrics,
                 packed=_encode_examples(ids, digests, outputs, stats),
@@ -526,6 +554,13 @@ def _check_consistency(baseline: Baseline, source: str) -> None:
             f" {PACKED_SCHEMA_VERSION!r}, the file says {baseline.schema_version!r}"
         )
     for name, suite in baseline.suites.items():
+        chunks = suite.golden_file_chunks
+        if chunks is not None and sum(int(c.split(":")[1]) for c in chunks) != suite.n_examples:
+            raise BaselineError(
+                f"{source}: damaged baseline: suite {name!r}: golden_file_chunks hold another"
+                f" number of records than the {suite.n_examples} examples; restore it from git"
+                " or run `goldgate bless` again"
+            )
         if suite.packed is not None:
             _check_packed(suite, f"{source}: damaged baseline: suite {name!r}")
             continue
@@ -618,8 +653,9 @@ def dumps_baseline(baseline: Baseline) -> str:
     for suite in document["suites"].values():
         if suite.get("forced") is None:  # only a forced bless shows up in the file's diff
             suite.pop("forced", None)
-        if suite.get("golden_file_hash") is None:  # a set of many files, or a cut-down one
-            suite.pop("golden_file_hash", None)
+        for key in ("golden_file_hash", "golden_file_chunks"):
+            if suite.get(key) is None:  # a set of many files, a cut-down one, a small one
+                suite.pop(key, None)
         if suite["packed"] is None:
             del suite["packed"]
         else:

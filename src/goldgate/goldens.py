@@ -218,30 +218,13 @@ def _hashes(records: Sequence[GoldenRecord]) -> tuple[str, bytes]:
     digests = [b""] * len(ids)
     whole = hashlib.sha256(b"[")
     sha256 = hashlib.sha256
-    text_of = encode_basestring
+    texts_of = _record_texts
     #: the JSON items of each distinct tuple of tags (sets use a few), sorted
     tag_texts: dict[tuple[str, ...], str] = {}
     for start in range(0, len(order), _HASH_BATCH):
         parts = []
         for index in order[start : start + _HASH_BATCH]:
-            record = records[index]
-            value = record.input
-            tags = record.tags
-            try:
-                if type(value) is str:
-                    content_input = digest_input = text_of(value)
-                else:
-                    content_input = _CONTENT_ENCODER.encode(value)
-                    digest_input = _DIGEST_ENCODER.encode(value)
-                references = ",".join(map(text_of, record.references))
-                tags_text = tag_texts.get(tags)
-                if tags_text is None:
-                    tags_text = tag_texts[tags] = ",".join(map(text_of, sorted(tags)))
-                content = _CONTENT % (text_of(record.id), content_input, references, tags_text)
-                canonical = _CANONICAL % (digest_input, references, tags_text)
-            except TypeError:  # not text where text belongs (records built by hand): the
-                # encoders themselves write it, or refuse it as they always did
-                content, canonical = _canonical_texts(record)
+            content, canonical = texts_of(records[index], tag_texts)
             parts.append(content)
             digests[index] = sha256(canonical.encode("utf-8")).digest()[:8]
         # the items of the whole list's JSON, joined by the same separator
@@ -249,6 +232,39 @@ def _hashes(records: Sequence[GoldenRecord]) -> tuple[str, bytes]:
         whole.update(("," + text if start else text).encode("utf-8"))
     whole.update(b"]")
     return "sha256:" + whole.hexdigest(), b"".join(digests)
+
+
+def records_hash(records: Sequence[GoldenRecord]) -> str:
+    """The SHA-256 (hex) of the records' piece of the :func:`content_hash` text, sorted by id:
+    the same for the same records in any order (and any file's bytes)."""
+    tag_texts: dict[tuple[str, ...], str] = {}
+    ordered = sorted(records, key=lambda record: record.id)
+    text = ",".join(_record_texts(record, tag_texts)[0] for record in ordered)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _record_texts(record: GoldenRecord, tag_texts: dict[tuple[str, ...], str]) -> tuple[str, str]:
+    """A record's piece of the content hash's text and its digest's text; ``tag_texts``
+    keeps the JSON items of each tuple of tags met so far (sets use a few), sorted."""
+    text_of = encode_basestring
+    value = record.input
+    tags = record.tags
+    try:
+        if type(value) is str:
+            content_input = digest_input = text_of(value)
+        else:
+            content_input = _CONTENT_ENCODER.encode(value)
+            digest_input = _DIGEST_ENCODER.encode(value)
+        references = ",".join(map(text_of, record.references))
+        tags_text = tag_texts.get(tags)
+        if tags_text is None:
+            tags_text = tag_texts[tags] = ",".join(map(text_of, sorted(tags)))
+        content = _CONTENT % (text_of(record.id), content_input, references, tags_text)
+        canonical = _CANONICAL % (digest_input, references, tags_text)
+    except TypeError:  # not text where text belongs (records built by hand): the
+        # encoders themselves write it, or refuse it as they always did
+        return _canonical_texts(record)
+    return content, canonical
 
 
 def _canonical_texts(record: GoldenRecord) -> tuple[str, str]:
@@ -290,7 +306,7 @@ def load_goldens(path: Path, suite: str) -> GoldenSet:
             text = decode_utf8(data, str(path), GoldenSetError)
             del data
             if suffix in JSONL_SUFFIXES:
-                records, seen = _jsonl_records(text, path)
+                records, seen = jsonl_records(text, path)
             elif suffix in YAML_SUFFIXES:
                 records, seen = validated_records(_read_yaml(text, path), path)
             else:
@@ -422,11 +438,11 @@ def decode_utf8(data: bytes, label: str, error: type[GoldgateError]) -> str:
 _Raw = Iterator[tuple[int, int, Any]]
 
 
-#: the fields of a record that the quick path of :func:`_jsonl_records` reads
+#: the fields of a record that the quick path of :func:`jsonl_records` reads
 _QUICK_KEYS = frozenset(("id", "input", "references", "tags"))
 
 
-def _jsonl_records(text: str, path: Path) -> tuple[list[GoldenRecord], dict[str, int]]:
+def jsonl_records(text: str, path: Path) -> tuple[list[GoldenRecord], dict[str, int]]:
     """:func:`validated_records` of a JSON Lines golden set, with a quick path for the usual
     record (text id, input, references and tags, nothing else) that makes the same record
     :func:`_record` would; any other record goes through :func:`_record`, which words every

@@ -31,6 +31,7 @@ from goldgate.baseline import (
     BaselineMetric,
     SuiteBaseline,
     blessed_nrefs,
+    packs,
     read_baseline,
     read_baseline_at_ref,
     strip_nrefs,
@@ -61,6 +62,7 @@ from goldgate.gate import (
     verdict_of,
 )
 from goldgate.golden_change import describe, removed_check, shared_baseline
+from goldgate.golden_file_index import file_chunks, same_records
 from goldgate.goldens import GoldenSet, golden_file_hash, is_dataset, load_goldens
 from goldgate.memory import release_free_memory
 from goldgate.metrics import parallel
@@ -468,8 +470,9 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
 
 
 def _unchanged_golden_file(config: Config, name: str, blessed: SuiteBaseline | None) -> str | None:
-    """The blessed ``nrefs`` when the suite's golden set is one file with the very bytes that
-    were blessed and the suite is packed, else None (and the records must be read).
+    """The blessed ``nrefs`` when the suite is packed and its golden set is one file with the
+    very bytes that were blessed, or a JSON Lines file whose index shows the blessed records
+    in other bytes (see golden_file_index), else None (and the records must be read).
 
     The same bytes read by the same rules are the same records: the blessed signatures carry
     goldgate's version, so a baseline of another version (other rules) fails as it would.
@@ -486,9 +489,13 @@ def _unchanged_golden_file(config: Config, name: str, blessed: SuiteBaseline | N
     ):
         return None
     nrefs = blessed_nrefs(blessed)
-    if nrefs is None or golden_file_hash(config.suites[name].goldens) != blessed.golden_file_hash:
+    path = config.suites[name].goldens
+    if nrefs is None:
         return None
-    return nrefs
+    if golden_file_hash(path) == blessed.golden_file_hash:
+        return nrefs
+    chunks = blessed.golden_file_chunks
+    return nrefs if chunks is not None and same_records(path, chunks) else None
 
 
 def _check_unchanged(
@@ -978,6 +985,8 @@ def suite_baseline(config: Config, scored: ScoredSuite) -> SuiteBaseline:
         golden_hash=scored.golden.content_hash,
         goldens=_goldens_label(config, scored.scores.name),
         golden_file_hash=scored.golden.file_hash(),
+        # what tells the blessed records in other bytes, for a suite large enough to pack
+        golden_file_chunks=file_chunks(scored.golden) if packs(len(ids)) else None,
         samples=scored.samples,
         metrics=metrics,
         ids=ids,
@@ -1070,6 +1079,7 @@ def merge_new_only(
         golden_hash=fresh.golden_hash,
         goldens=fresh.goldens,
         golden_file_hash=fresh.golden_file_hash,
+        golden_file_chunks=fresh.golden_file_chunks,
         samples=fresh.samples,
         metrics=metrics,
         ids=ids,

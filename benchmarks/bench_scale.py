@@ -8,7 +8,10 @@ processes, each with ``--jobs 1`` and ``--jobs 2``:
   check          validate config, goldens and baseline (run once, no scoring); the golden
                  set file has the blessed bytes, so its records are not read
   check*         the same after a blank line is appended to the golden set: the same
-                 records in other bytes, every record read, hashed and compared
+                 records in other bytes, found so by the baseline's index of the file
+                 (only the piece that changed is read)
+  check+         the same after one record's references are edited in the middle of the
+                 file: another set, every record read, hashed and compared with the baseline
   run            the first run, no baseline yet
   bless          write the baseline
   run+baseline   a run against that baseline, with 5 % of the outputs changed
@@ -241,11 +244,20 @@ def bench_size(size: int, jobs: list[int], formats: str, resamples: int) -> list
             blessed.rename(predictions)
         seconds, peak, _, cpu = measure(directory, ["check"])
         unchanged = _row(directory, size, "check", 0, seconds, peak, cpu)
-        # a blank line more: the same records in other bytes, so check reads every record
-        with (directory / "goldens.jsonl").open("a") as goldens:
-            goldens.write("\n")
+        # a blank line more: the same records in other bytes
+        goldens = directory / "goldens.jsonl"
+        with goldens.open("a") as appended:
+            appended.write("\n")
         seconds, peak, _, cpu = measure(directory, ["check"])
-        rows[:0] = [unchanged, _row(directory, size, "check*", 0, seconds, peak, cpu)]
+        other_bytes = _row(directory, size, "check*", 0, seconds, peak, cpu)
+        # one record edited: another set, described against the baseline
+        lines = goldens.read_text().split("\n")
+        record = json.loads(lines[size // 2])
+        record["references"] = ["an edited reference"]
+        lines[size // 2] = json.dumps(record)
+        goldens.write_text("\n".join(lines))
+        seconds, peak, _, cpu = measure(directory, ["check"])
+        rows[:0] = [unchanged, other_bytes, _row(directory, size, "check+", 0, seconds, peak, cpu)]
     return rows
 
 

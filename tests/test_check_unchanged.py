@@ -163,3 +163,30 @@ def test_a_yaml_golden_set_has_its_file_hash(
     monkeypatch.setattr(goldens_module, "_HASH_BLOCK", 7)  # hashed in many blocks, same hash
     assert golden.file_hash() == goldens_module.golden_file_hash(path)
     assert golden.file_hash() == "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_check_describes_a_change_as_the_run_does(
+    packed: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``check`` counts what changed without the old scores; the counts are the run's."""
+    from goldgate.golden_change import describe, describe_against, shared_baseline
+    from goldgate.runner import create_suite_metrics, load_suite_goldens
+
+    config = _project(tmp_path, monkeypatch, packed=packed)
+    goldens = tmp_path / "goldens" / "gen.jsonl"
+    rows = [json.loads(line) for line in goldens.read_text().splitlines()]
+    rows[4]["references"] = ["something else"]
+    del rows[9]
+    rows += [{"id": "new1", "input": "q", "references": ["a"]}, {**rows[0], "id": "new2"}]
+    goldens.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    blessed = read_baseline(config.baseline).suites["gen"]
+    golden = load_suite_goldens(config, "gen")
+    signatures = {spec: blessed.metrics[spec].signature for spec in blessed.metrics}
+    common = {"digests": golden.digests(), "signatures": signatures, "suite": "gen", "source": "b"}
+    metrics = create_suite_metrics(config, "gen")
+    shared = shared_baseline(blessed, golden_hash="", metrics=metrics, **common)  # type: ignore[arg-type]
+    counted = describe_against(blessed, **common)  # type: ignore[arg-type]
+    assert counted == describe(shared.change)
+    assert "2 added, 1 edited, 1 removed" in counted and "58 shared" in counted
+    assert check(config)[0].note == counted

@@ -61,7 +61,7 @@ from goldgate.gate import (
     sample_scores,
     verdict_of,
 )
-from goldgate.golden_change import describe, removed_check, shared_baseline
+from goldgate.golden_change import describe, describe_against, removed_check, shared_baseline
 from goldgate.golden_file_index import file_chunks, same_records
 from goldgate.goldens import GoldenSet, golden_file_hash, is_dataset, load_goldens
 from goldgate.memory import release_free_memory
@@ -440,16 +440,13 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
                     blessed.golden_hash != golden.content_hash
                     and config.on_golden_change == "compare"
                 ):
-                    change = shared_baseline(
+                    note = describe_against(
                         blessed,
                         digests=_digests(golden),
-                        golden_hash=golden.content_hash,
-                        metrics=metrics,
                         signatures=signatures,
                         suite=name,
                         source=label,
-                    ).change
-                    note = describe(change)
+                    )
                 else:
                     verify_suite(
                         blessed,

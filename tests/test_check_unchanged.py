@@ -185,7 +185,7 @@ def test_check_describes_a_change_as_the_run_does(
     signatures = {spec: blessed.metrics[spec].signature for spec in blessed.metrics}
     common = {"digests": golden.digests(), "signatures": signatures, "suite": "gen", "source": "b"}
     metrics = create_suite_metrics(config, "gen")
-    shared = shared_baseline(blessed, golden_hash="", metrics=metrics, **common)  # type: ignore[arg-type]
+    shared = shared_baseline(blessed, metrics=metrics, **common)  # type: ignore[arg-type]
     counted = describe_against(blessed, **common)  # type: ignore[arg-type]
     assert counted == describe(shared.change)
     assert "2 added, 1 edited, 1 removed" in counted and "58 shared" in counted

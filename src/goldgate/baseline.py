@@ -255,6 +255,12 @@ class SuiteBaseline(_Model):
         table.outputs.adopt(digests.ids)
         return True
 
+    def digest_bytes(self) -> bytes | None:
+        """Each blessed example's digest as 8 raw bytes, in the order of ``example_ids``
+        (packed suites only; None otherwise)."""
+        table = self._table()
+        return table.digest_bytes if table is not None else None
+
     def positions_of(self, ids: Sequence[str]) -> npt.NDArray[np.intp]:
         """Each of ``ids``' index among the blessed examples, -1 where it is not blessed."""
         table = self._table()
@@ -313,37 +319,6 @@ class SuiteBaseline(_Model):
             np.asarray(rows, dtype=np.float64)
             .reshape(len(ids), self.samples, width)
             .transpose(1, 0, 2)
-        )
-
-    def restricted(self, ids: Sequence[str], *, golden_hash: str) -> SuiteBaseline:
-        """This baseline cut down to ``ids`` (all blessed), under another golden hash."""
-        if self.packed is None:
-            return self.model_copy(
-                update={
-                    "examples": {i: self.examples[i] for i in ids},
-                    "golden_hash": golden_hash,
-                    "golden_file_hash": None,  # no file holds just these
-                    "golden_file_chunks": None,
-                }
-            )
-        table = self._table()
-        assert table is not None
-        # one table of positions for every metric and the outputs (a million lookups each)
-        positions = self.positions_of(ids)
-        if len(positions) and int(positions.min()) < 0:
-            raise ValueError("a baseline is only restricted to examples it blessed")
-        hexed = table.digests
-        outputs = table.outputs
-        return SuiteBaseline.build(
-            golden_hash=golden_hash,
-            goldens=self.goldens,
-            samples=self.samples,
-            metrics=self.metrics,
-            ids=ids,
-            digests=[hexed[at] for at in positions.tolist()],
-            outputs=[outputs(i) or [] for i in ids],
-            stats={spec: table.stats[spec].take(positions, view=False) for spec in self.metrics},
-            packed=True,
         )
 
     # -- building ------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from __future__ import annotations
 import array
 import functools
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -298,8 +298,10 @@ def evaluate_suite(
     *,
     slices: bool = True,
     jobs: int = 1,
+    unpaired: Collection[str] = frozenset(),
 ) -> SuiteEvaluation:
-    """Apply a suite's gate rules; the baseline's ids are paired with today's by id.
+    """Apply a suite's gate rules; the baseline's ids are paired with today's by id, but for
+    ``unpaired`` (examples whose golden record changed since the baseline).
 
     With ``jobs`` above 1 the suite and its tag slices are measured by that many threads at
     once (their bootstraps are independent; NumPy's draws and BLAS products release the
@@ -310,7 +312,10 @@ def evaluate_suite(
     paired_at = np.full(len(ids), -1, dtype=np.intp)
     paired_ids: list[str] = []
     if baseline is not None:
-        positions = np.flatnonzero(baseline.positions_of(ids) >= 0)
+        blessed = baseline.positions_of(ids) >= 0
+        if unpaired:
+            blessed &= np.fromiter((i not in unpaired for i in ids), dtype=bool, count=len(ids))
+        positions = np.flatnonzero(blessed)
         paired_at[positions] = np.arange(len(positions))
         paired_ids = [ids[i] for i in positions.tolist()]
     paired_pos = _Positions(paired_ids)

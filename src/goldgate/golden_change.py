@@ -1,7 +1,7 @@
 """A golden set that changed since the baseline: what changed, and the part both sides share.
 
-A pull request that adds, edits or removes golden examples must still be gated. The
-baseline is cut down to the examples both sides share (same id, same content digest), so
+A pull request that adds, edits or removes golden examples must still be gated. Only the
+examples both sides share (same id, same content digest) are paired with the baseline, so
 paired statistics, the bootstrap and flips are computed on that common subset, while
 ``min``/``max`` apply to the whole current set (the gate does that by itself: current scores
 always cover every example). An edited example counts as removed and added: its old scores
@@ -13,10 +13,12 @@ so removals are always reported, and ``max_removed`` turns too many into a faile
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from goldgate.baseline import SuiteBaseline, strip_nrefs
 from goldgate.errors import BaselineError, first_of
@@ -30,32 +32,24 @@ GOLDENS_CHECK = "goldens"
 
 @dataclass(frozen=True)
 class SharedBaseline:
-    """The baseline restricted to the examples both sides share, and the change itself."""
+    """The examples both sides share, and the change itself."""
 
-    blessed: SuiteBaseline
-    #: the ids both sides share, in the current set's order
+    #: the ids both sides share (same id, same digest), in the current set's order
     shared: list[str]
-    golden_hash: str
     change: GoldenChange
-
-    @functools.cached_property
-    def baseline(self) -> SuiteBaseline:
-        """``blessed`` cut down to the shared examples, built when first asked for: a packed
-        suite's is packed again (20 s at a million examples), which ``check`` never needs."""
-        return self.blessed.restricted(self.shared, golden_hash=self.golden_hash)
 
 
 def shared_baseline(
     blessed: SuiteBaseline,
     *,
     digests: Mapping[str, str],
-    golden_hash: str,
     metrics: Mapping[str, Metric[Any]],
     signatures: Mapping[str, str],
     suite: str,
     source: str,
 ) -> SharedBaseline:
-    """Cut ``blessed`` down to the examples of ``digests`` (id → digest) with the same digest.
+    """The examples of ``digests`` (id → digest) that ``blessed`` has with the same digest,
+    and what changed: the gate pairs only those (the edited ones are left unpaired).
 
     A metric whose signature differs beyond ``nrefs`` (which depends on the whole set) is
     still a ``BaselineError``: scores are only compared under the same settings.
@@ -69,7 +63,7 @@ def shared_baseline(
         removed=_old_scores(blessed, split.removed, metrics),
         edited=_old_scores(blessed, split.edited, metrics),
     )
-    return SharedBaseline(blessed, split.shared, golden_hash, change)
+    return SharedBaseline(split.shared, change)
 
 
 def describe_against(
@@ -113,6 +107,9 @@ class _Split:
 
 
 def _split(blessed: SuiteBaseline, digests: Mapping[str, str]) -> _Split:
+    raw = blessed.digest_bytes()
+    if raw is not None and isinstance(digests, RecordDigests):
+        return _split_packed(blessed, raw, digests)
     old = blessed.digests()
     # plain dicts: a million lookups through a Mapping's methods cost seconds
     current = digests.as_dict() if isinstance(digests, RecordDigests) else dict(digests)
@@ -129,6 +126,31 @@ def _split(blessed: SuiteBaseline, digests: Mapping[str, str]) -> _Split:
             edited.append(example_id)
     removed = [example_id for example_id in old if example_id not in current]
     return _Split(added, edited, removed, shared)
+
+
+def _split_packed(blessed: SuiteBaseline, raw: bytes, digests: RecordDigests) -> _Split:
+    """:func:`_split` of a packed suite, on the digests' raw bytes: no table of a million
+    hex strings on either side (the blessed positions are the gate's own table)."""
+    ids = digests.ids
+    at = blessed.positions_of(ids)
+    known = at >= 0
+    now = np.frombuffer(digests.raw, dtype=np.uint64)
+    then = np.frombuffer(raw, dtype=np.uint64)
+    same = np.zeros(len(ids), dtype=bool)
+    same[known] = now[known] == then[at[known]]
+    present = np.zeros(len(then), dtype=bool)
+    present[at[known]] = True
+    blessed_ids = blessed.example_ids()
+
+    def ids_at(mask: npt.NDArray[np.bool_], of: Sequence[str]) -> list[str]:
+        return [of[index] for index in np.flatnonzero(mask).tolist()]
+
+    return _Split(
+        added=ids_at(~known, ids),
+        edited=ids_at(known & ~same, ids),
+        removed=ids_at(~present, blessed_ids),
+        shared=ids_at(same, ids),
+    )
 
 
 def _old_scores(

@@ -827,6 +827,8 @@ def _gate_suite(
     suite = config.suites[name]
     hints: list[str] = []
     change: GoldenChange | None = None
+    #: blessed ids whose golden record was edited since: not paired with today's example
+    unpaired: frozenset[str] = frozenset()
     if blessed is not None:
         signatures = {item.spec: item.signature for item in scored.scores.metrics}
         whole = blessed  # as read, before a shared subset of it is taken
@@ -837,13 +839,16 @@ def _gate_suite(
             shared = shared_baseline(
                 blessed,
                 digests=_digests(scored.golden),
-                golden_hash=scored.golden.content_hash,
                 metrics={item.spec: item.metric for item in scored.scores.metrics},
                 signatures=signatures,
                 suite=name,
                 source=baseline_label,
             )
-            blessed, change = shared.baseline, shared.change
+            # The whole baseline, with the edited examples left unpaired, pairs as the
+            # baseline cut down to the shared ones would (the added and removed ones have no
+            # partner anyway), without a second copy of a million examples' statistics.
+            change = shared.change
+            unpaired = frozenset(example.id for example in change.edited)
             advice = (
                 "; run `goldgate bless --new-only` to add the new examples to the baseline"
                 if change.added and not change.removed and not change.edited
@@ -892,6 +897,7 @@ def _gate_suite(
         config.significance,
         slices=suite.slices,
         jobs=resolve_jobs(config.engine.jobs, len(scored.scores.ids)),
+        unpaired=unpaired,
     )
     _record_calls(scored, evaluation.metrics)
     if change is not None:
@@ -923,7 +929,7 @@ def _gate_suite(
         metrics=evaluation.metrics,
         checks=evaluation.checks,
         slices=evaluation.slices,
-        examples=_examples(scored, blessed, evaluation) if examples else [],
+        examples=_examples(scored, blessed, evaluation, unpaired) if examples else [],
         golden_change=change,
         cache=scored.cache,
         system=scored.identity,
@@ -944,17 +950,28 @@ def _record_calls(scored: ScoredSuite, summaries: Sequence[MetricSummary]) -> No
 
 
 def _examples(
-    scored: ScoredSuite, blessed: SuiteBaseline | None, evaluation: SuiteEvaluation
+    scored: ScoredSuite,
+    blessed: SuiteBaseline | None,
+    evaluation: SuiteEvaluation,
+    unpaired: frozenset[str] = frozenset(),
 ) -> ExampleColumns:
     """The suite's examples as columns over what the run holds anyway (golden records,
-    outputs, the gate's score columns): a row is built only when a report reads it."""
+    outputs, the gate's score columns): a row is built only when a report reads it. An
+    example in ``unpaired`` (edited since the baseline) has no blessed outputs."""
+    outputs_of = blessed.blessed_outputs() if blessed is not None else None
+    if outputs_of is not None and unpaired:
+        blessed_outputs = outputs_of
+
+        def outputs_of(example_id: str) -> list[str] | None:
+            return None if example_id in unpaired else blessed_outputs(example_id)
+
     return ExampleColumns(
         scored.golden.records,
         scored.outputs,
         scores=evaluation.scores,
         baseline_scores=evaluation.baseline_scores,
         # not the baseline itself: its statistics are let go once the suite is gated
-        baseline_outputs=blessed.blessed_outputs() if blessed is not None else None,
+        baseline_outputs=outputs_of,
         flipped_to_wrong=evaluation.flipped_to_wrong,
         flipped_to_right=evaluation.flipped_to_right,
         notes=scored.notes,

@@ -124,14 +124,20 @@ def test_min_rules_judge_the_whole_current_set(repo: Project) -> None:
 
 
 def test_removed_examples_are_flagged_and_capped(repo: Project) -> None:
+    predictions = repo.rows("predictions/qa.jsonl")
     repo.write_rows("goldens/qa.jsonl", repo.rows("goldens/qa.jsonl")[2:])
-    repo.write_rows("predictions/qa.jsonl", repo.rows("predictions/qa.jsonl")[2:])
+    repo.write_rows("predictions/qa.jsonl", predictions[2:])
     done = repo.goldgate("run", "--baseline-ref", "main")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 added, 0 edited, 2 removed" in done.stdout
     assert "a removal can hide a regression" in done.stdout
     removed = _suite(repo)["golden_change"]["removed"]
     assert [item["id"] for item in removed] == ["qa-001", "qa-002"]
+    # with their blessed outputs, the predictions as blessed
+    assert [item["baseline_output"] for item in removed] == [
+        predictions[0]["output"],
+        predictions[1]["output"],
+    ]
 
     config = repo.root / "goldgate.yaml"
     config.write_text(config.read_text() + "max_removed: 1\n")

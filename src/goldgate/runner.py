@@ -61,7 +61,13 @@ from goldgate.gate import (
     sample_scores,
     verdict_of,
 )
-from goldgate.golden_change import describe, describe_against, removed_check, shared_baseline
+from goldgate.golden_change import (
+    describe,
+    describe_against,
+    removed_check,
+    shared_baseline,
+    with_blessed_outputs,
+)
 from goldgate.golden_file_index import file_chunks, same_records
 from goldgate.goldens import GoldenSet, golden_file_hash, is_dataset, load_goldens
 from goldgate.memory import release_free_memory
@@ -900,6 +906,8 @@ def _gate_suite(
         unpaired=unpaired,
     )
     _record_calls(scored, evaluation.metrics)
+    if change is not None and blessed is not None:
+        change = with_blessed_outputs(change, blessed)
     if change is not None:
         removed = removed_check(name, change, config.max_removed)
         if removed is not None:

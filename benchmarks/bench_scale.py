@@ -15,6 +15,8 @@ processes, each with ``--jobs 1`` and ``--jobs 2``:
   run            the first run, no baseline yet
   bless          write the baseline
   run+baseline   a run against that baseline, with 5 % of the outputs changed
+  run+edited     the same with one golden record's references edited (the golden set
+                 changed: gated on the examples both sides share)
 
 Printed per command: wall seconds, CPU seconds (user + system, pool workers included: on a
 shared machine the steadier figure), peak memory (the whole process tree, sampled every
@@ -240,6 +242,15 @@ def bench_size(size: int, jobs: list[int], formats: str, resamples: int) -> list
             row = _row(directory, size, "run+baseline", job, seconds, peak, cpu)
             row["exit"] = code
             rows.append(row)
+            # the same with one golden record edited, as in a pull request that fixes one
+            goldens = directory / "goldens.jsonl"
+            original = goldens.read_bytes()
+            _edit_middle_record(goldens, size)
+            seconds, peak, code, cpu = measure(directory, ["run", "-q", "--jobs", str(job)])
+            row = _row(directory, size, "run+edited", job, seconds, peak, cpu)
+            row["exit"] = code
+            rows.append(row)
+            goldens.write_bytes(original)
             predictions.rename(directory / "changed.jsonl")
             blessed.rename(predictions)
         seconds, peak, _, cpu = measure(directory, ["check"])
@@ -251,14 +262,19 @@ def bench_size(size: int, jobs: list[int], formats: str, resamples: int) -> list
         seconds, peak, _, cpu = measure(directory, ["check"])
         other_bytes = _row(directory, size, "check*", 0, seconds, peak, cpu)
         # one record edited: another set, described against the baseline
-        lines = goldens.read_text().split("\n")
-        record = json.loads(lines[size // 2])
-        record["references"] = ["an edited reference"]
-        lines[size // 2] = json.dumps(record)
-        goldens.write_text("\n".join(lines))
+        _edit_middle_record(goldens, size)
         seconds, peak, _, cpu = measure(directory, ["check"])
         rows[:0] = [unchanged, other_bytes, _row(directory, size, "check+", 0, seconds, peak, cpu)]
     return rows
+
+
+def _edit_middle_record(goldens: Path, size: int) -> None:
+    """Give the record in the middle of the golden set other references."""
+    lines = goldens.read_text().split("\n")
+    record = json.loads(lines[size // 2])
+    record["references"] = ["an edited reference"]
+    lines[size // 2] = json.dumps(record)
+    goldens.write_text("\n".join(lines))
 
 
 def _row(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from goldgate.errors import GoldenSetError, GoldgateError
@@ -114,21 +114,41 @@ def same_records(path: Path, chunks: Sequence[str]) -> bool:
     begin, end = offsets[first], offsets[last] + shift
     if begin > end:
         return False
-    try:
-        text = bytes(view[begin:end]).decode("utf-8-sig" if begin == 0 else "utf-8")
-        records, _ = jsonl_records(text, path)
-    except (UnicodeDecodeError, GoldgateError):
-        return False
     counts = [int(piece[1]) for piece in pieces[first:last]]
-    if len(records) != sum(counts):
-        return False
-    at = 0
-    for count, piece in zip(counts, pieces[first:last], strict=True):
-        group: Sequence[GoldenRecord] = records[at : at + count]
-        at += count
+    hashes = [piece[3] for piece in pieces[first:last]]
+    held: list[GoldenRecord] = []
+    done = 0  # groups found so far
+    # The region a piece's worth of bytes at a time, each group hashed as soon as its records
+    # are in: an edited record fails at its own piece, not after the whole region is read.
+    for part_begin, part_end in _lines_of(data, begin, end):
         try:
-            if records_hash(group) != piece[3]:
-                return False
-        except UnicodeEncodeError:  # a lone surrogate: never blessed
+            text = bytes(view[part_begin:part_end]).decode(
+                "utf-8-sig" if part_begin == 0 else "utf-8"
+            )
+            records, _ = jsonl_records(text, path)
+        except (UnicodeDecodeError, GoldgateError):
             return False
-    return True
+        held += records
+        while done < len(counts) and len(held) >= counts[done]:
+            group, held = held[: counts[done]], held[counts[done] :]
+            try:
+                if records_hash(group) != hashes[done]:
+                    return False
+            except UnicodeEncodeError:  # a lone surrogate: never blessed
+                return False
+            done += 1
+        if done == len(counts) and held:  # more records than the pieces held
+            return False
+    # pieces of no records (blank lines only) after the last record
+    while done < len(counts) and counts[done] == 0 and records_hash([]) == hashes[done]:
+        done += 1
+    return done == len(counts) and not held
+
+
+def _lines_of(data: bytes, begin: int, end: int) -> Iterator[tuple[int, int]]:
+    """``data[begin:end]`` in spans of about :data:`CHUNK_BYTES` that end lines."""
+    while begin < end:
+        newline = data.find(b"\n", begin + CHUNK_BYTES - 1, end)
+        stop = end if newline < 0 else newline + 1
+        yield begin, stop
+        begin = stop

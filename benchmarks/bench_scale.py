@@ -10,7 +10,7 @@ processes, each with ``--jobs 1`` and ``--jobs 2``:
   check*         the same after a blank line is appended to the golden set: the same
                  records in other bytes, found so by the baseline's index of the file
                  (only the piece that changed is read)
-  check+         the same after one record's references are edited in the middle of the
+  check+         the same after one record's references are also edited in the middle of the
                  file: another set, every record read, hashed and compared with the baseline
   run            the first run, no baseline yet
   bless          write the baseline

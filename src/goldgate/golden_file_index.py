@@ -46,14 +46,10 @@ def file_chunks(golden: GoldenSet) -> list[str] | None:
         return None
     if "sha256:" + hashlib.sha256(data).hexdigest() != file_hash:
         return None
-    ends: list[int] = []
-    start = 0
-    while start < len(data):
-        newline = data.find(b"\n", start + CHUNK_BYTES - 1)
-        ends.append(len(data) if newline < 0 else newline + 1)
-        start = ends[-1]
+    spans = list(_lines_of(data, 0, len(data)))
+    starts = [begin for begin, _ in spans]
+    ends = [end for _, end in spans]
     view = memoryview(data)
-    starts = [0, *ends[:-1]]
     # the first line of each piece (lines are numbered from 1, each newline ends one)
     firsts = list(
         itertools.accumulate(

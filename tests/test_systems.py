@@ -655,7 +655,7 @@ obtain_outputs(system, golden, root=root, cache_dir=root / ".goldgate")
 SLOW = """
 def answer(value):
     text = value if isinstance(value, str) else value["text"]
-    time.sleep(0.1)  # 4 s for all 40: the signal comes well before, under load too
+    time.sleep(0.03)
     record(text)
     return text.upper()
 """
@@ -676,7 +676,7 @@ def test_killing_goldgate_midway_loses_no_paid_output(
     else:
         script = tmp_path / "system.py"
         script.write_text(
-            COMMAND.replace("    with open(calls", "    time.sleep(0.1)\n    with open(calls")
+            COMMAND.replace("    with open(calls", "    time.sleep(0.03)\n    with open(calls")
         )
         system = SystemConfig(
             command=[sys.executable, str(script)], env={"CALLS": str(tmp_path / "calls")}

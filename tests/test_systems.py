@@ -641,8 +641,12 @@ def test_progress_counts_cached_and_new_outputs(tmp_path: Path, command: SystemC
 # -- killing goldgate itself midway ----------------------------------------------------------
 
 DRIVER = """
+import signal
 import sys
 from pathlib import Path
+# A process started with SIGINT ignored (a background job of a non-interactive shell, as a CI
+# step or `cmd &` may be) passes that on, and Python then never raises KeyboardInterrupt.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from goldgate.config import SystemConfig
 from goldgate.goldens import load_goldens
 from goldgate.systems import obtain_outputs

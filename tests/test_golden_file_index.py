@@ -227,7 +227,11 @@ def test_a_damaged_index_is_a_damaged_baseline(
     config.baseline.write_text(json.dumps(document))
     with pytest.raises(BaselineError, match=r"suite 'gen': golden_file_chunks hold another"):
         read_baseline(config.baseline)
-    chunks[2] = f"{length}:{count}:{data_hash[:10]}:{records_hash}"
-    config.baseline.write_text(json.dumps(document))
-    with pytest.raises(BaselineError, match=r"damaged baseline: suites\.gen\.golden_file_chunks"):
-        read_baseline(config.baseline)
+    for damaged in (
+        f"{length}:{count}:{data_hash[:10]}:{records_hash}",
+        f"{length}:{'9' * 5000}:{data_hash}:{records_hash}",  # past int()'s 4,300 digits
+    ):
+        chunks[2] = damaged
+        config.baseline.write_text(json.dumps(document))
+        with pytest.raises(BaselineError, match=r"damaged baseline: suites\.gen\.golden_file_chu"):
+            read_baseline(config.baseline)

@@ -187,7 +187,7 @@ def packs(examples: int) -> bool:
 
 
 #: a piece of ``golden_file_chunks``: ``length:records:bytes-sha256:records-sha256``
-CHUNK_PATTERN = r"^[0-9]+:[0-9]+:[0-9a-f]{64}:[0-9a-f]{64}$"
+CHUNK_PATTERN = r"^[0-9]{1,15}:[0-9]{1,15}:[0-9a-f]{64}:[0-9a-f]{64}$"
 
 
 class SuiteBaseline(_Model):

@@ -170,7 +170,7 @@ def test_check_describes_a_change_as_the_run_does(
     packed: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``check`` counts what changed without the old scores; the counts are the run's."""
-    from goldgate.golden_change import describe, describe_against, shared_baseline
+    from goldgate.golden_change import change_since, describe, describe_against
     from goldgate.runner import create_suite_metrics, load_suite_goldens
 
     config = _project(tmp_path, monkeypatch, packed=packed)
@@ -185,8 +185,8 @@ def test_check_describes_a_change_as_the_run_does(
     signatures = {spec: blessed.metrics[spec].signature for spec in blessed.metrics}
     common = {"digests": golden.digests(), "signatures": signatures, "suite": "gen", "source": "b"}
     metrics = create_suite_metrics(config, "gen")
-    shared = shared_baseline(blessed, metrics=metrics, **common)  # type: ignore[arg-type]
+    change = change_since(blessed, metrics=metrics, **common)  # type: ignore[arg-type]
     counted = describe_against(blessed, **common)  # type: ignore[arg-type]
-    assert counted == describe(shared.change)
+    assert counted == describe(change)
     assert "2 added, 1 edited, 1 removed" in counted and "58 shared" in counted
     assert check(config)[0].note == counted

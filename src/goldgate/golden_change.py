@@ -30,16 +30,7 @@ from goldgate.result import ChangedExample, CheckResult, CheckStatus, GoldenChan
 GOLDENS_CHECK = "goldens"
 
 
-@dataclass(frozen=True)
-class SharedBaseline:
-    """The examples both sides share, and the change itself."""
-
-    #: the ids both sides share (same id, same digest), in the current set's order
-    shared: list[str]
-    change: GoldenChange
-
-
-def shared_baseline(
+def change_since(
     blessed: SuiteBaseline,
     *,
     digests: Mapping[str, str],
@@ -47,23 +38,23 @@ def shared_baseline(
     signatures: Mapping[str, str],
     suite: str,
     source: str,
-) -> SharedBaseline:
-    """The examples of ``digests`` (id → digest) that ``blessed`` has with the same digest,
-    and what changed: the gate pairs only those (the edited ones are left unpaired).
+) -> GoldenChange:
+    """How the examples of ``digests`` (id → digest) differ from ``blessed``'s, with the
+    blessed scores of those edited or removed: the gate pairs only the shared ones (same id,
+    same digest; the edited ones are left unpaired).
 
     A metric whose signature differs beyond ``nrefs`` (which depends on the whole set) is
     still a ``BaselineError``: scores are only compared under the same settings.
     """
     _same_settings(blessed, signatures, suite=suite, source=source)
     split = _split(blessed, digests)
-    change = GoldenChange(
+    return GoldenChange(
         baseline_hash=blessed.golden_hash,
         n_shared=len(split.shared),
         added=split.added,
         removed=_old_scores(blessed, split.removed, metrics),
         edited=_old_scores(blessed, split.edited, metrics),
     )
-    return SharedBaseline(split.shared, change)
 
 
 def describe_against(
@@ -74,7 +65,7 @@ def describe_against(
     suite: str,
     source: str,
 ) -> str:
-    """:func:`describe` of the change :func:`shared_baseline` would find, without the old
+    """:func:`describe` of the change :func:`change_since` would find, without the old
     scores and outputs of the examples edited or removed (``check`` shows only counts; the
     outputs are one block, decoded whole: seconds at a million examples)."""
     _same_settings(blessed, signatures, suite=suite, source=source)
@@ -111,8 +102,7 @@ def _split(blessed: SuiteBaseline, digests: Mapping[str, str]) -> _Split:
     if raw is not None and isinstance(digests, RecordDigests):
         return _split_packed(blessed, raw, digests)
     old = blessed.digests()
-    # plain dicts: a million lookups through a Mapping's methods cost seconds
-    current = digests.as_dict() if isinstance(digests, RecordDigests) else dict(digests)
+    current = dict(digests)
     added: list[str] = []
     edited: list[str] = []
     shared: list[str] = []

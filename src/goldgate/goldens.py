@@ -146,10 +146,6 @@ class RecordDigests(Mapping[str, str]):
             self._by_id = dict(zip(self.ids, hex_digests(self.raw), strict=True))
         return self._by_id
 
-    def as_dict(self) -> dict[str, str]:
-        """The mapping as a plain dict (built once; not to be changed)."""
-        return self._table()
-
     def of(self, ids: Sequence[str]) -> list[str] | None:
         """The digests of ``ids``, in that order; None when one of them is not here."""
         if len(ids) == len(self.ids) and list(ids) == self.ids:

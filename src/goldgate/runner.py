@@ -62,10 +62,10 @@ from goldgate.gate import (
     verdict_of,
 )
 from goldgate.golden_change import (
+    change_since,
     describe,
     describe_against,
     removed_check,
-    shared_baseline,
     with_blessed_outputs,
 )
 from goldgate.golden_file_index import file_chunks, same_records
@@ -837,12 +837,11 @@ def _gate_suite(
     unpaired: frozenset[str] = frozenset()
     if blessed is not None:
         signatures = {item.spec: item.signature for item in scored.scores.metrics}
-        whole = blessed  # as read, before a shared subset of it is taken
         if (
             blessed.golden_hash != scored.golden.content_hash
             and config.on_golden_change == "compare"
         ):
-            shared = shared_baseline(
+            change = change_since(
                 blessed,
                 digests=_digests(scored.golden),
                 metrics={item.spec: item.metric for item in scored.scores.metrics},
@@ -853,7 +852,6 @@ def _gate_suite(
             # The whole baseline, with the edited examples left unpaired, pairs as the
             # baseline cut down to the shared ones would (the added and removed ones have no
             # partner anyway), without a second copy of a million examples' statistics.
-            change = shared.change
             unpaired = frozenset(example.id for example in change.edited)
             advice = (
                 "; run `goldgate bless --new-only` to add the new examples to the baseline"
@@ -879,7 +877,7 @@ def _gate_suite(
             )
         # the blessed scores must follow from the blessed statistics
         verify_scores(
-            whole,
+            blessed,
             {item.spec: item.metric for item in scored.scores.metrics},
             signatures=signatures,
             suite=name,

@@ -47,23 +47,18 @@ def file_chunks(golden: GoldenSet) -> list[str] | None:
     if "sha256:" + hashlib.sha256(data).hexdigest() != file_hash:
         return None
     spans = list(_lines_of(data, 0, len(data)))
-    starts = [begin for begin, _ in spans]
-    ends = [end for _, end in spans]
     view = memoryview(data)
     # the first line of each piece (lines are numbered from 1, each newline ends one)
     firsts = list(
-        itertools.accumulate(
-            (data.count(b"\n", begin, end) for begin, end in zip(starts, ends, strict=True)),
-            initial=1,
-        )
+        itertools.accumulate((data.count(b"\n", begin, end) for begin, end in spans), initial=1)
     )
     lines = [record.line for record in golden.records]
     if any(map(int.__ge__, lines, lines[1:])):  # not in file order: nothing to index
         return None
     pieces: list[str] = []
     at = 0
-    for index, (begin, end) in enumerate(zip(starts, ends, strict=True)):
-        last = index == len(ends) - 1
+    for index, (begin, end) in enumerate(spans):
+        last = index == len(spans) - 1
         stop = len(lines) if last else bisect.bisect_left(lines, firsts[index + 1], lo=at)
         held = golden.records[at:stop]
         at = stop
@@ -114,6 +109,21 @@ def same_records(path: Path, chunks: Sequence[str]) -> bool:
     hashes = [piece[3] for piece in pieces[first:last]]
     held: list[GoldenRecord] = []
     done = 0  # groups found so far
+
+    def groups_match() -> bool:
+        """Hash every group whose records are all held, each against its piece (a piece of
+        blank lines only is a group of none); False at the first that differs."""
+        nonlocal held, done
+        while done < len(counts) and len(held) >= counts[done]:
+            group, held = held[: counts[done]], held[counts[done] :]
+            try:
+                if records_hash(group) != hashes[done]:
+                    return False
+            except UnicodeEncodeError:  # a lone surrogate: never blessed
+                return False
+            done += 1
+        return done < len(counts) or not held  # else more records than the pieces held
+
     # The region a piece's worth of bytes at a time, each group hashed as soon as its records
     # are in: an edited record fails at its own piece, not after the whole region is read.
     for part_begin, part_end in _lines_of(data, begin, end):
@@ -125,20 +135,9 @@ def same_records(path: Path, chunks: Sequence[str]) -> bool:
         except (UnicodeDecodeError, GoldgateError):
             return False
         held += records
-        while done < len(counts) and len(held) >= counts[done]:
-            group, held = held[: counts[done]], held[counts[done] :]
-            try:
-                if records_hash(group) != hashes[done]:
-                    return False
-            except UnicodeEncodeError:  # a lone surrogate: never blessed
-                return False
-            done += 1
-        if done == len(counts) and held:  # more records than the pieces held
+        if not groups_match():
             return False
-    # pieces of no records (blank lines only) after the last record
-    while done < len(counts) and counts[done] == 0 and records_hash([]) == hashes[done]:
-        done += 1
-    return done == len(counts) and not held
+    return groups_match() and done == len(counts) and not held
 
 
 def _lines_of(data: bytes, begin: int, end: int) -> Iterator[tuple[int, int]]:

@@ -9,10 +9,12 @@ fresh process; it prints the CPU and wall time of ``evaluate_suite``, the peak R
 (sampled every 5 ms), and a digest of every summary, slice and check, which must not depend
 on ``--jobs``. ``--changed F`` blesses the current statistics with a share ``F`` of the
 examples drawn anew, as in a run whose outputs mostly held (by default the two sides are
-drawn apart).
+drawn apart). ``--unpaired K`` leaves K examples spread over the suite unpaired, as in a run
+after K golden records were edited.
 
     python benchmarks/bench_gate_scale.py --examples 1000000 --jobs 1 2
     python benchmarks/bench_gate_scale.py --examples 1000000 --jobs 1 --changed 0.05
+    python benchmarks/bench_gate_scale.py --examples 1000000 --jobs 2 --changed 0.05 --unpaired 1
 """
 
 from __future__ import annotations
@@ -86,7 +88,14 @@ class _Baseline:
         return np.arange(len(ids), dtype=np.intp)
 
     def compact_stats(self, spec: str, ids: Any) -> Any:
-        return self._stats[spec]
+        import numpy as np
+
+        stats = self._stats[spec]
+        if len(ids) == stats.n:
+            return stats
+        # as a packed baseline gives a subset (ids are "q" and their position)
+        positions = np.fromiter((int(i[1:]) for i in ids), dtype=np.intp, count=len(ids))
+        return stats.take(positions, view=stats.samples == 1)
 
 
 def _rss() -> int:
@@ -105,7 +114,9 @@ def _blessed(current: Any, fresh: Any, changed: float | None, rng: Any) -> Any:
     return mixed
 
 
-def child(n: int, resamples: int, jobs: int, changed: float | None) -> dict[str, Any]:
+def child(
+    n: int, resamples: int, jobs: int, changed: float | None, unpaired: int
+) -> dict[str, Any]:
     import numpy as np
 
     from goldgate.compact_stats import CompactStats
@@ -130,6 +141,9 @@ def child(n: int, resamples: int, jobs: int, changed: float | None) -> dict[str,
         tags,
         tuple(MetricScores(s, metrics[s], "sig", current[s]) for s in SPECS),
     )
+    # examples spread over the suite, as if their golden records had been edited
+    step = max(1, n // unpaired) if unpaired else 0
+    edited = frozenset(suite.ids[step // 2 :: step][:unpaired]) if unpaired else frozenset()
     peak = [0]
     done = threading.Event()
 
@@ -148,6 +162,7 @@ def child(n: int, resamples: int, jobs: int, changed: float | None) -> dict[str,
         dict.fromkeys(SPECS, _Rule()),
         _Significance(resamples),
         jobs=jobs,
+        unpaired=edited,
     )
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     done.set()
@@ -163,6 +178,7 @@ def child(n: int, resamples: int, jobs: int, changed: float | None) -> dict[str,
         "examples": n,
         "resamples": resamples,
         "jobs": jobs,
+        "unpaired": len(edited),
         "cpu_s": round(cpu, 2),
         "wall_s": round(wall, 2),
         "peak_added_mib": round((peak[0] - before) / 2**20),
@@ -176,10 +192,15 @@ def main() -> int:
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--changed", type=float, default=None, metavar="SHARE")
+    parser.add_argument("--unpaired", type=int, default=0, metavar="K")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(args.examples, args.resamples, args.jobs[0], args.changed)))
+        print(
+            json.dumps(
+                child(args.examples, args.resamples, args.jobs[0], args.changed, args.unpaired)
+            )
+        )
         return 0
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}  # as the CLI loads NumPy
     digests = set()
@@ -188,6 +209,7 @@ def main() -> int:
         command += ["--resamples", str(args.resamples), "--jobs", str(jobs)]
         if args.changed is not None:
             command += ["--changed", str(args.changed)]
+        command += ["--unpaired", str(args.unpaired)]
         done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
         if done.returncode != 0:  # the child's traceback, not only its exit status
             sys.stderr.write(done.stderr)
@@ -196,7 +218,8 @@ def main() -> int:
         digests.add(figures["digest"])
         print(
             f"{figures['examples']:>9,} examples, {figures['resamples']} resamples, --jobs"
-            f" {jobs}: {figures['cpu_s']:.2f} s CPU, {figures['wall_s']:.2f} s wall,"
+            f" {jobs}, {figures['unpaired']} unpaired: {figures['cpu_s']:.2f} s CPU,"
+            f" {figures['wall_s']:.2f} s wall,"
             f" +{figures['peak_added_mib']} MiB peak RSS, digest {figures['digest']}"
         )
     load = os.getloadavg()

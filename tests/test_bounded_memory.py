@@ -22,7 +22,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from goldgate import gate, goldens
+from goldgate import baseline as baseline_module
+from goldgate import compact_stats, gate, goldens
 from goldgate import result as result_module
 from goldgate.compact_stats import CompactStats, Statistics, take
 from goldgate.config import load_config
@@ -322,3 +323,48 @@ def test_score_loads_numpy_with_one_blas_thread(tmp_path: Path) -> None:
     )
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
+
+
+def _bless_then_edit(root: Path, ids: list[str], edited: set[str]) -> None:
+    _project(root, ids, seed=2, changed=0.0)
+    bless(load_config(root / "goldgate.yaml"))
+    rows = [json.loads(line) for line in (root / "goldens.jsonl").read_text().splitlines()]
+    for row in rows:
+        if row["id"] in edited:
+            row["references"] = [*row["references"], "an added reference"]
+    (root / "goldens.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run(load_config(root / "goldgate.yaml"), history_source=None)
+
+
+def test_a_run_after_a_few_golden_records_were_edited_gives_the_result_of_copies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A packed baseline, two of 400 golden records edited since: the paired examples are
+    read through gapped views of both sides' statistics, not copies, with the same result."""
+    monkeypatch.setattr(baseline_module, "PACK_MIN_EXAMPLES", 100)
+    monkeypatch.chdir(tmp_path)
+    ids = [f"q{i:04d}" for i in range(400)]
+    edited = {"q0100", "q0301"}
+    found: list[int] = []
+    gaps_of = compact_stats._gaps
+
+    def counted(indices: npt.NDArray[np.intp]) -> npt.NDArray[np.intp] | None:
+        gaps = gaps_of(indices)
+        found.append(-1 if gaps is None else len(gaps))
+        return gaps
+
+    (tmp_path / "a").mkdir()
+    with monkeypatch.context() as patched:
+        patched.setattr(compact_stats, "_gaps", counted)
+        _bless_then_edit(tmp_path / "a", ids, edited)
+    # every metric on both sides (five), the suite's current statistics at least
+    assert found.count(2) >= 10
+    (tmp_path / "b").mkdir()
+    with monkeypatch.context() as patched:
+        patched.setattr(compact_stats, "_GAPPED_SHARE", 0.0)
+        _bless_then_edit(tmp_path / "b", ids, edited)
+    first, second = _outcome(tmp_path / "a"), _outcome(tmp_path / "b")
+    assert first == second
+    change = first[0]["suites"][0]["golden_change"]
+    assert sorted(item["id"] for item in change["edited"]) == sorted(edited)
+    assert change["n_shared"] == len(ids) - len(edited)

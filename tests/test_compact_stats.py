@@ -6,10 +6,18 @@ import itertools
 
 import numpy as np
 import numpy.typing as npt
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.compact_stats import CompactBuilder, CompactStats, as_float, stacked_samples, take
+from goldgate.compact_stats import (
+    CompactBuilder,
+    CompactStats,
+    GappedStats,
+    as_float,
+    stacked_samples,
+    take,
+)
 from goldgate.metrics.registry import create_metric
 from goldgate.stats import _flatten, compare_many
 
@@ -191,3 +199,50 @@ def test_compact_statistics_pack_to_the_bytes_of_their_float64_array(
         assert isinstance(stats, CompactStats)
         flat = as_float(whole).transpose(1, 0, 2).reshape(stats.n, samples * stats.k)
         assert pack_column_list(stats.columns) == pack_columns(flat)
+
+
+@pytest.mark.parametrize("samples", [1, 2])
+def test_a_few_examples_left_out_are_a_gapped_view_equal_to_the_copy(samples: int) -> None:
+    """Ascending indices with a few gaps (one after the first, a pair, one before the last)
+    read views of the columns, and every way of reading them gives the copy's bytes."""
+    n = 3 * 8_192 + 5  # more than one run of the expansion
+    array = _stats(3, samples, n)
+    compact = CompactStats.of(array)
+    kept = np.setdiff1d(np.arange(n), [1, 9_000, 9_001, 20_000, n - 2]).astype(np.intp)
+    view, copy = compact.take(kept), compact.take(kept, view=False)
+    assert isinstance(view, GappedStats) and not isinstance(copy, GappedStats)
+    assert all(np.shares_memory(s, c) for s, c in zip(view.spans, compact.columns, strict=True))
+    assert view.shape == copy.shape and view.nbytes == copy.nbytes
+    assert view.example_major == copy.example_major
+    assert view.expand().tobytes() == copy.expand().tobytes() == array[:, kept].tobytes()
+    assert view.expand().strides == array[:, kept].strides
+    assert [c.tobytes() for c in view.columns] == [c.tobytes() for c in copy.columns]
+    assert [c.tobytes() for c in view.columns[2:4]] == [c.tobytes() for c in copy.columns[2:4]]
+    assert [c.dtype for c in view.columns] == [c.dtype for c in compact.columns]
+    for start, stop in ((0, 1), (0, 2), (1, 5), (8_990, 9_010), (9_100, 13_196), (n - 9, n + 3)):
+        assert view.rows(start, stop).tobytes() == copy.rows(start, stop).tobytes()
+        for sample in range(samples):
+            got, want = view.sample_rows(sample, start, stop), copy.sample_rows(sample, start, stop)
+            assert got.tobytes() == want.tobytes()
+    unsigned = CompactStats.of(array[:, :, 1:3]).take(kept)
+    want_totals = array[:, kept][:, :, 1:3].sum(axis=1)
+    assert isinstance(unsigned, GappedStats)
+    assert (got_totals := unsigned.exact_totals()) is not None
+    assert got_totals.tobytes() == want_totals.tobytes()
+    rng = np.random.default_rng(3)
+    for again in (np.arange(100, 20_000), rng.integers(0, len(kept), 50), kept[kept < n - 10]):
+        nested, wanted = view.take(again.astype(np.intp)), copy.take(again.astype(np.intp))
+        got_array, want_array = nested.expand(), wanted.expand()
+        assert got_array.tobytes() == want_array.tobytes()
+        assert got_array.sum(axis=(0, 1)).tobytes() == want_array.sum(axis=(0, 1)).tobytes()
+
+
+def test_only_ascending_indices_with_few_gaps_are_a_gapped_view() -> None:
+    compact = CompactStats.of(_stats(4, 1, 1_000))
+    few = np.setdiff1d(np.arange(1_000), [5, 500]).astype(np.intp)
+    many = np.setdiff1d(np.arange(1_000), np.arange(0, 1_000, 50)).astype(np.intp)  # 2 %
+    assert isinstance(compact.take(few), GappedStats)
+    for indices in (many, few[::-1], np.sort(np.append(few, 7)), few[:1]):
+        taken = compact.take(indices.astype(np.intp))
+        assert not isinstance(taken, GappedStats)
+        assert taken.expand().tobytes() == compact.expand()[:, indices].tobytes()

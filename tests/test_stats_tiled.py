@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from goldgate import stats
-from goldgate.compact_stats import CompactStats
+from goldgate.compact_stats import CompactStats, GappedStats
 
 FloatArray = Any
 
@@ -332,3 +333,29 @@ def test_single_precision_without_its_bound_would_round(monkeypatch: pytest.Monk
     monkeypatch.setattr(stats, "_SINGLE_BELOW", np.inf)
     lifted = stats.resampled_totals_many([column], resamples=20, seed=0)
     assert not np.array_equal(lifted[0], expected[0])
+
+
+def _left_out(n: int, spread: int) -> npt.NDArray[np.intp]:
+    """Every example of ``n`` but a few: one after the first, a pair in the middle, one
+    inside a later tile and one before the last (the paired examples of a run after a few
+    golden records were edited), and ``spread`` more drawn at random."""
+    gaps = {1, n // 2, n // 2 + 1, 3 * 4_096 + 17, n - 2}
+    gaps |= set(np.random.default_rng(spread).choice(np.arange(2, n - 2), spread).tolist())
+    return np.setdiff1d(np.arange(n), np.fromiter(gaps, dtype=np.intp)).astype(np.intp)
+
+
+@pytest.mark.parametrize("spread", [0, 300])
+def test_gapped_views_give_the_totals_of_copies(spread: int) -> None:
+    """The bootstrap of every compact block (and of a pair that repeats but for a few
+    examples) taken with a few examples left out: a view, and the totals of the copy."""
+    n = stats._TILED_ABOVE + 3_001
+    kept = _left_out(n, spread)
+    blocks = _blocks(n, np.random.default_rng(5)) + _paired(n, np.random.default_rng(6), changed=9)
+    views = [b.take(kept) if isinstance(b, CompactStats) else b[kept] for b in blocks]
+    copies = [b.take(kept, view=False) if isinstance(b, CompactStats) else b[kept] for b in blocks]
+    assert all(isinstance(v, GappedStats) for v in views if isinstance(v, CompactStats))
+    assert not any(isinstance(c, GappedStats) for c in copies)
+    for concurrent in (1, 2):
+        got = stats.resampled_totals_many(views, resamples=70, seed=spread, concurrent=concurrent)
+        want = stats.resampled_totals_many(copies, resamples=70, seed=spread, concurrent=concurrent)
+        _assert_bitwise_equal(got, want)

@@ -313,7 +313,11 @@ class SuiteBaseline(_Model):
             if len(ids) == len(table.ids) and list(ids) == table.ids:
                 return full
             positions = np.fromiter((table.position[i] for i in ids), dtype=np.intp)
-            return full.take(positions, view=False)
+            # Views of the decoded columns where that keeps a copy's numbers: always with one
+            # sample (a run against a baseline after a few golden records were edited pairs
+            # all the others); with several, a run's view would keep the columns' memory
+            # order, and a sum over samples and examples would round differently.
+            return full.take(positions, view=full.samples == 1)
         rows = [self.examples[example_id].stats[spec] for example_id in ids]
         return (
             np.asarray(rows, dtype=np.float64)

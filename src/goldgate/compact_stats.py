@@ -12,9 +12,9 @@ whatever sums them sees exactly the numbers it saw before.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TypeAlias
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TypeAlias, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +30,11 @@ IndexArray = npt.NDArray[np.intp]
 #: Examples expanded at a time: their float64 rows stay in the cache while every column fills
 #: them (8,192 × 44 statistics × 8 bytes = 2.9 MB).
 _EXPAND_ROWS = 8_192
+#: Ascending indices that leave out at most this share of the positions between their first
+#: and last are taken as a :class:`GappedStats` view, not a copy: the paired examples of a run
+#: after a few golden records were edited (a copy of both sides' statistics is ~230 MB at a
+#: million examples). With more left out, the view's tiles would be gathered pass after pass.
+_GAPPED_SHARE = 0.01
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,7 +53,7 @@ class CompactStats:
     samples: int
     n: int
     k: int
-    columns: tuple[npt.NDArray[np.generic], ...]
+    columns: Sequence[npt.NDArray[np.generic]]
     example_major: bool = False
 
     @classmethod
@@ -73,16 +78,31 @@ class CompactStats:
         return sum(column.nbytes for column in self.columns)
 
     def take(self, indices: IndexArray, *, view: bool = True) -> CompactStats:
-        """The examples at ``indices`` (``stats[:, indices]``); views, not copies, when they
-        are a contiguous run and ``view`` is allowed."""
+        """The examples at ``indices`` (``stats[:, indices]``). When ``view`` is allowed, not
+        a copy: views when they are a contiguous run, a :class:`GappedStats` when they
+        ascend with a few positions left out (the copy's numbers and memory order)."""
         size = len(indices)
         if view and _is_run(indices):
             first = int(indices[0])
             cut = slice(first, first + size)
             columns = tuple(c[cut] for c in self.columns)
             return CompactStats(self.samples, size, self.k, columns, self.example_major)
+        gaps = _gaps(indices) if view else None
+        if gaps is not None:
+            first = int(indices[0])
+            cut = slice(first, first + size + len(gaps))
+            spans = tuple(c[cut] for c in self.columns)
+            return GappedStats(
+                self.samples, size, self.k, _GappedColumns(spans, gaps), True, spans, gaps
+            )
         columns = tuple(c[indices] for c in self.columns)
         return CompactStats(self.samples, size, self.k, columns, example_major=True)
+
+    def column_slices(
+        self, start: int, stop: int, first: int = 0, last: int | None = None
+    ) -> list[npt.NDArray[np.generic]]:
+        """Examples ``start:stop`` of columns ``first:last``, each in its own type (views)."""
+        return [column[start:stop] for column in self.columns[first:last]]
 
     def expand(self) -> FloatArray:
         """The float64 ``(samples, n, k)`` array, equal bit for bit to the one compacted."""
@@ -93,9 +113,9 @@ class CompactStats:
         # A few thousand examples at a time: column by column over the whole array, every
         # column's strided writes would pass over all of its memory (4x slower at 1M).
         for start in range(0, self.n, _EXPAND_ROWS):
-            stop = start + _EXPAND_ROWS
-            for index, column in enumerate(self.columns):
-                out[index // self.k, start:stop, index % self.k] = column[start:stop]
+            stop = min(start + _EXPAND_ROWS, self.n)
+            for index, column in enumerate(self.column_slices(start, stop)):
+                out[index // self.k, start:stop, index % self.k] = column
         return out
 
     def sample_rows(self, sample: int, start: int, stop: int) -> FloatArray:
@@ -103,8 +123,9 @@ class CompactStats:
         to ``expand()[sample, start:stop]``, without expanding the other examples."""
         stop = min(stop, self.n)
         out = np.empty((max(0, stop - start), self.k), dtype=np.float64)
-        for j, column in enumerate(self.columns[sample * self.k : (sample + 1) * self.k]):
-            out[:, j] = column[start:stop]
+        first = sample * self.k
+        for j, column in enumerate(self.column_slices(start, stop, first, first + self.k)):
+            out[:, j] = column
         return out
 
     def exact_totals(self) -> FloatArray | None:
@@ -132,9 +153,78 @@ class CompactStats:
         stop = min(stop, self.n)
         size = max(0, stop - start)
         out = np.empty((size, len(self.columns))) if into is None else into[:size]
-        for index, column in enumerate(self.columns):
-            out[:, index] = column[start:stop]
+        for index, column in enumerate(self.column_slices(start, stop)):
+            out[:, index] = column
         return out
+
+
+@dataclass(frozen=True, eq=False)
+class GappedStats(CompactStats):
+    """:meth:`CompactStats.take` of ascending indices with a few positions left out: equal to
+    the copy, read from views of the columns taken from, a few thousand examples at a time.
+
+    ``columns`` gives each column without its gaps, a copy made when asked for, one column
+    at a time; what reads examples in ranges (:meth:`column_slices`, and so :meth:`rows`,
+    :meth:`sample_rows` and :meth:`expand`) slices the views around the gaps instead.
+    """
+
+    #: the columns taken from, cut from the first example taken to the last
+    spans: tuple[npt.NDArray[np.generic], ...] = ()
+    #: the positions in ``spans`` left out, ascending
+    gaps: IndexArray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+
+    @property
+    def nbytes(self) -> int:
+        return sum(self.n * span.dtype.itemsize for span in self.spans)
+
+    def _positions(self, indices: IndexArray) -> IndexArray:
+        """Where examples ``indices`` are in ``spans``: past each gap before them."""
+        # example p sits after the gaps at g_j with g_j - j <= p (gap j is the j-th left out)
+        after = self.gaps - np.arange(len(self.gaps))
+        positions: IndexArray = indices + np.searchsorted(after, indices, side="right")
+        return positions
+
+    def column_slices(
+        self, start: int, stop: int, first: int = 0, last: int | None = None
+    ) -> list[npt.NDArray[np.generic]]:
+        stop = min(stop, self.n)
+        if stop <= start:
+            return [span[0:0] for span in self.spans[first:last]]
+        ends = self._positions(np.array([start, stop - 1], dtype=np.intp))
+        low, high = int(ends[0]), int(ends[1]) + 1
+        if high - low == stop - start:  # no gap inside: views
+            return [span[low:high] for span in self.spans[first:last]]
+        where = self._positions(np.arange(start, stop, dtype=np.intp))
+        return [span[where] for span in self.spans[first:last]]
+
+    def take(self, indices: IndexArray, *, view: bool = True) -> CompactStats:
+        spans = CompactStats(self.samples, len(self.spans[0]), self.k, self.spans, True)
+        return spans.take(self._positions(np.asarray(indices, dtype=np.intp)), view=view)
+
+
+class _GappedColumns(Sequence[npt.NDArray[np.generic]]):
+    """A :class:`GappedStats`'s columns: each span without its gaps, copied when asked for."""
+
+    def __init__(self, spans: tuple[npt.NDArray[np.generic], ...], gaps: IndexArray) -> None:
+        self._spans = spans
+        self._gaps = gaps
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    @overload
+    def __getitem__(self, index: int) -> npt.NDArray[np.generic]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[npt.NDArray[np.generic]]: ...
+    def __getitem__(
+        self, index: int | slice
+    ) -> npt.NDArray[np.generic] | list[npt.NDArray[np.generic]]:
+        if isinstance(index, slice):
+            return [np.delete(span, self._gaps) for span in self._spans[index]]
+        return np.delete(self._spans[index], self._gaps)
+
+    def __iter__(self) -> Iterator[npt.NDArray[np.generic]]:
+        return (np.delete(span, self._gaps) for span in self._spans)
 
 
 #: column types from narrowest to widest: a column whose blocks have several types has the
@@ -211,6 +301,23 @@ def take(stats: Statistics, indices: IndexArray) -> Statistics:
     if _is_run(indices):
         return stats[:, int(indices[0]) : int(indices[0]) + len(indices)]
     return stats[:, indices]
+
+
+def _gaps(indices: IndexArray) -> IndexArray | None:
+    """The positions from ``indices[0]`` to ``indices[-1]`` that ascending ``indices`` leave
+    out, counted from ``indices[0]``, when they are at most ``_GAPPED_SHARE`` of them (and
+    some); else None."""
+    n = len(indices)
+    if n < 2:
+        return None
+    first, last = int(indices[0]), int(indices[-1])
+    missing = last - first + 1 - n
+    if not 0 < missing <= n * _GAPPED_SHARE or not np.all(np.diff(indices) > 0):
+        return None
+    left_out = np.ones(last - first + 1, dtype=bool)
+    left_out[indices - first] = False
+    gaps: IndexArray = np.flatnonzero(left_out)
+    return gaps
 
 
 def _is_run(indices: IndexArray) -> bool:

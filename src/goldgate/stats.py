@@ -179,8 +179,8 @@ def _side_by_side(
     at = 0
     for block in blocks:
         if isinstance(block, CompactStats):
-            for column in block.columns:
-                columns[at, :size] = column[start:stop]
+            for column in block.column_slices(start, stop):
+                columns[at, :size] = column
                 at += 1
         else:
             columns[at : at + block.shape[1], :size] = block[start:stop].T
@@ -380,16 +380,16 @@ def _repeats(blocks: Sequence[Block], exact: Sequence[bool]) -> dict[int, _Delta
 
 def _delta(before: Block, block: Block) -> _Delta | None:
     """``block`` as ``before`` plus an exact difference on few examples, else None."""
-    n = _block_shape(block)[0]
-    pairs = list(zip(_columns_of(before), _columns_of(block), strict=True))
+    n, width = _block_shape(block)
+    # Column by column: a gapped view's columns are copies made when asked for.
     changed = np.zeros(n, dtype=bool)
-    for a, b in pairs:
+    for a, b in zip(_columns_of(before), _columns_of(block), strict=True):
         changed |= a != b
     rows = np.flatnonzero(changed)
     if len(rows) > n * _DELTA_SHARE:
         return None
-    diff = np.empty((len(rows), len(pairs)), dtype=np.float64)
-    for j, (a, b) in enumerate(pairs):
+    diff = np.empty((len(rows), width), dtype=np.float64)
+    for j, (a, b) in enumerate(zip(_columns_of(before), _columns_of(block), strict=True)):
         diff[:, j] = b[rows].astype(np.float64) - a[rows].astype(np.float64)
     sizes = np.abs(diff)
     if float(sizes.sum(axis=0).max(initial=0.0)) * _COUNT_LIMIT >= _EXACT_BELOW:

@@ -122,11 +122,15 @@ def _result(sizes: list[int]) -> RunResult:
     )
 
 
-@pytest.mark.parametrize("sizes", [[0], [1], [3], [4], [5], [4, 0, 9], [0, 0]])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("sizes", [[0], [1], [3], [4], [5], [4, 0, 9], [0, 0], [60, 3]])
 def test_the_examples_file_compressed_in_batches_is_gzip_of_the_whole_text(
-    sizes: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    sizes: list[int], threads: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    """Whether the batches are compressed as they come or in a thread of their own (with
+    two waiting at most: the 63 rows make 16 batches)."""
     monkeypatch.setattr(result_module, "_ROWS_PER_BATCH", 4)
+    monkeypatch.setattr(result_module, "_QUEUED_BATCHES", 2)
     result = _result(sizes)
     lines = [
         '{"suite":' + json.dumps(suite.name) + "," + ex.model_dump_json(exclude_defaults=True)[1:]
@@ -134,7 +138,7 @@ def test_the_examples_file_compressed_in_batches_is_gzip_of_the_whole_text(
         for ex in suite.examples
     ]
     text = "\n".join(lines) + "\n" if lines else ""
-    _, data = result.to_files()
+    _, data = result.to_files(threads=threads)
     # byte for byte what one gzip.compress of the whole text gave (no timestamp)
     assert data == gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)
     assert gzip.decompress(data).decode("utf-8") == text

@@ -19,6 +19,7 @@ from goldgate.baseline import (
     record_digest,
     write_baseline,
 )
+from goldgate.compact_stats import as_float
 from goldgate.config import load_config
 from goldgate.errors import BaselineError
 from goldgate.packed import pack_columns, unpack_columns
@@ -271,3 +272,42 @@ def test_a_packed_suite_shares_the_golden_ids_and_builds_no_table_of_positions()
         assert suite.blessed_outputs()(example_id) == [f"out {example_id} ü"]
     assert "position" not in vars(table.outputs)  # every lookup so far was in order
     assert not suite.same_digests(RecordDigests(golden_ids[::-1], raw[::-1]))
+
+
+def test_statistics_found_by_position_need_no_table_of_positions() -> None:
+    """The gate hands over the paired ids' positions (some examples left out, as after a
+    golden record was edited): the statistics of those ids, and no id → position table."""
+    suite = _suite(n=30, samples=1)
+    ids = suite.example_ids()
+    kept = [i for i in range(30) if i not in (4, 17)]
+    at = np.array(kept, dtype=np.intp)
+    assert suite.positions_of(tuple(ids)).tolist() == list(range(30))
+    table = baseline_module._TABLES[id(suite)]
+    paired = [ids[i] for i in kept]
+    found = suite.compact_stats("counts", paired, at=at)
+    assert "position" not in vars(table.outputs)
+    assert as_float(found).tobytes() == as_float(table.stats["counts"])[:, kept].tobytes()
+    everything = np.arange(30, dtype=np.intp)
+    assert suite.compact_stats("counts", list(ids), at=everything) is table.stats["counts"]
+    by_id = suite.compact_stats("counts", paired)  # without positions: looked up by id
+    assert as_float(by_id).tobytes() == as_float(found).tobytes()
+
+
+def test_a_few_outputs_asked_out_of_order_build_no_table_of_positions() -> None:
+    """The blessed outputs of the few examples edited or removed since the baseline are
+    found by a scan; past ``_SCANS_BEFORE_TABLE`` lookups out of order, by a table."""
+    suite = _suite(n=30, samples=1)
+    outputs = suite.blessed_outputs()
+    assert isinstance(outputs, baseline_module.BlessedOutputs)
+    ids = suite.example_ids()
+    asked = [ids[7], "nope", ids[21], ids[3]]
+    assert [outputs(i) for i in asked] == [
+        [f"out {ids[7]} ü"],
+        None,
+        [f"out {ids[21]} ü"],
+        [f"out {ids[3]} ü"],
+    ]
+    assert "position" not in vars(outputs)
+    scattered = [ids[(5 * i) % 30] for i in range(40)]
+    assert [outputs(i) for i in scattered] == [[f"out {i} ü"] for i in scattered]
+    assert "position" in vars(outputs)  # many lookups out of order: the table pays

@@ -111,6 +111,10 @@ class PackedExamples(_Model):
     stats: dict[str, PackedStats]
 
 
+#: ids a :class:`BlessedOutputs` finds out of order by a scan before it builds its table
+_SCANS_BEFORE_TABLE = 16
+
+
 class BlessedOutputs:
     """id → a packed suite's blessed outputs (one per sample), None for an id not blessed.
 
@@ -125,11 +129,23 @@ class BlessedOutputs:
         self._block = block
         self._outputs: list[list[str]] | None = None
         self._next = 0  # where the next id asked for is likely to be
+        self._scans = 0  # ids found out of order by a scan of ``ids``
 
     @functools.cached_property
     def position(self) -> dict[str, int]:
         """id → its index in ``ids``."""
         return dict(zip(self.ids, range(len(self.ids)), strict=True))
+
+    def _find(self, example_id: str) -> int | None:
+        """Where ``example_id`` is; the first few found out of order (the examples edited or
+        removed since the baseline) by a scan, not a table of a million positions."""
+        if "position" not in vars(self) and self._scans < _SCANS_BEFORE_TABLE:
+            self._scans += 1
+            try:
+                return self.ids.index(example_id)
+            except ValueError:
+                return None
+        return self.position.get(example_id)
 
     def adopt(self, ids: list[str]) -> None:
         """Share ``ids``, equal to this suite's ids, instead of a copy of every string."""
@@ -139,7 +155,7 @@ class BlessedOutputs:
     def __call__(self, example_id: str) -> list[str] | None:
         at = self._next
         if not (at < len(self.ids) and self.ids[at] == example_id):
-            found = self.position.get(example_id)
+            found = self._find(example_id)
             if found is None:
                 return None
             at = found
@@ -298,21 +314,35 @@ class SuiteBaseline(_Model):
         """The blessed outputs of an example (one per sample), None when not blessed."""
         return self.blessed_outputs()(example_id)
 
-    def stats_array(self, spec: str, ids: Sequence[str]) -> FloatArray:
-        """The statistics of ``spec`` for ``ids`` as a ``(samples, n, k)`` float64 array."""
-        return as_float(self.compact_stats(spec, ids))
+    def stats_array(
+        self, spec: str, ids: Sequence[str], *, at: npt.NDArray[np.intp] | None = None
+    ) -> FloatArray:
+        """The statistics of ``spec`` for ``ids`` as a ``(samples, n, k)`` float64 array
+        (``at``: as for :meth:`compact_stats`)."""
+        return as_float(self.compact_stats(spec, ids, at=at))
 
-    def compact_stats(self, spec: str, ids: Sequence[str]) -> Statistics:
-        """The statistics of ``spec`` for ``ids``: compact when packed, else float64."""
+    def compact_stats(
+        self, spec: str, ids: Sequence[str], *, at: npt.NDArray[np.intp] | None = None
+    ) -> Statistics:
+        """The statistics of ``spec`` for ``ids``: compact when packed, else float64.
+
+        ``at``: the ids' positions as :meth:`positions_of` gave them, if known; a packed
+        suite then needs no table of a million positions to find them.
+        """
         width = len(self.metrics[spec].stat_names)
         if not ids:
             return np.zeros((self.samples, 0, width), dtype=np.float64)
         table = self._table()
         if table is not None:
             full = table.stats[spec]
-            if len(ids) == len(table.ids) and list(ids) == table.ids:
+            if at is not None:
+                positions = at
+                if len(at) == full.n and np.array_equal(at, np.arange(full.n)):
+                    return full
+            elif len(ids) == len(table.ids) and list(ids) == table.ids:
                 return full
-            positions = np.fromiter((table.position[i] for i in ids), dtype=np.intp)
+            else:
+                positions = np.fromiter((table.position[i] for i in ids), dtype=np.intp)
             # Views of the decoded columns where that keeps a copy's numbers: always with one
             # sample (a run against a baseline after a few golden records were edited pairs
             # all the others); with several, a run's view would keep the columns' memory

@@ -311,20 +311,23 @@ def evaluate_suite(
     # Per suite position, its position in the paired id list (-1: not in the baseline).
     paired_at = np.full(len(ids), -1, dtype=np.intp)
     paired_ids: list[str] = []
+    blessed_at = np.zeros(0, dtype=np.intp)  # the paired ids' positions in the baseline
     if baseline is not None:
-        blessed = baseline.positions_of(ids) >= 0
+        where = baseline.positions_of(ids)
+        blessed = where >= 0
         if unpaired:
             blessed &= np.fromiter((i not in unpaired for i in ids), dtype=bool, count=len(ids))
         positions = np.flatnonzero(blessed)
         paired_at[positions] = np.arange(len(positions))
         paired_ids = [ids[i] for i in positions.tolist()]
+        blessed_at = where[positions]
     paired_pos = _Positions(paired_ids)
 
     states: dict[str, _MetricState] = {}
     for item in scored.metrics:
         state = _MetricState(item, example_scores(item.metric, item.stats))
         if baseline is not None and item.spec in baseline.metrics:
-            state.baseline_stats = baseline.compact_stats(item.spec, paired_ids)
+            state.baseline_stats = baseline.compact_stats(item.spec, paired_ids, at=blessed_at)
             state.baseline_examples = example_scores(item.metric, state.baseline_stats)
         states[item.spec] = state
 

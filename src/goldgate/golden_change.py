@@ -13,7 +13,7 @@ so removals are always reported, and ``max_removed`` turns too many into a faile
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,8 +52,8 @@ def change_since(
         baseline_hash=blessed.golden_hash,
         n_shared=len(split.shared),
         added=split.added,
-        removed=_old_scores(blessed, split.removed, metrics),
-        edited=_old_scores(blessed, split.edited, metrics),
+        removed=_old_scores(blessed, split.removed, metrics, at=split.removed_at),
+        edited=_old_scores(blessed, split.edited, metrics, at=split.edited_at),
     )
 
 
@@ -95,6 +95,10 @@ class _Split:
     edited: list[str]
     removed: list[str]
     shared: list[str]
+    #: a packed suite's blessed positions of ``edited`` and ``removed`` (found without a
+    #: table of a million positions)
+    edited_at: npt.NDArray[np.intp] | None = None
+    removed_at: npt.NDArray[np.intp] | None = None
 
 
 def _split(blessed: SuiteBaseline, digests: Mapping[str, str]) -> _Split:
@@ -135,21 +139,28 @@ def _split_packed(blessed: SuiteBaseline, raw: bytes, digests: RecordDigests) ->
     def ids_at(mask: npt.NDArray[np.bool_], of: Sequence[str]) -> list[str]:
         return [of[index] for index in np.flatnonzero(mask).tolist()]
 
+    edited = known & ~same
     return _Split(
         added=ids_at(~known, ids),
-        edited=ids_at(known & ~same, ids),
+        edited=ids_at(edited, ids),
         removed=ids_at(~present, blessed_ids),
         shared=ids_at(same, ids),
+        edited_at=at[edited],
+        removed_at=np.flatnonzero(~present),
     )
 
 
 def _old_scores(
-    blessed: SuiteBaseline, ids: Sequence[str], metrics: Mapping[str, Metric[Any]]
+    blessed: SuiteBaseline,
+    ids: Sequence[str],
+    metrics: Mapping[str, Metric[Any]],
+    *,
+    at: npt.NDArray[np.intp] | None,
 ) -> list[ChangedExample]:
     from goldgate.gate import example_scores
 
     scores: dict[str, list[float]] = {
-        spec: example_scores(metric, blessed.stats_array(spec, ids)).tolist()
+        spec: example_scores(metric, blessed.stats_array(spec, ids, at=at)).tolist()
         for spec, metric in metrics.items()
         if spec in blessed.metrics and ids
     }
@@ -162,13 +173,15 @@ def _old_scores(
     ]
 
 
-def with_blessed_outputs(change: GoldenChange, blessed: SuiteBaseline) -> GoldenChange:
-    """``change`` with the blessed output of every example removed or edited. Asked for
-    once the suite is gated: a packed suite's outputs are one block, decoded whole (170 MB
-    and seconds at a million examples), which the reports decode then anyway."""
+def with_blessed_outputs(
+    change: GoldenChange, outputs_of: Callable[[str], Sequence[str] | None]
+) -> GoldenChange:
+    """``change`` with the blessed output of every example removed or edited, from the
+    baseline's ``blessed_outputs()``. A packed suite's outputs are one block, decoded whole
+    (170 MB and seconds at a million examples, which the reports decode then anyway): a run
+    asks once the baseline's statistics are let go."""
     if not change.removed and not change.edited:
         return change
-    outputs_of = blessed.blessed_outputs()
 
     def filled(examples: list[ChangedExample]) -> list[ChangedExample]:
         found = []

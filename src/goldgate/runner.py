@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import glob
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -145,12 +145,17 @@ def run(
     hints: list[str] = []
     errors: list[str] = []
     baseline_found = baseline is not None
+    # each suite's blessed outputs (ids and one packed block), not the rest of its baseline
+    outputs_of: dict[str, Callable[[str], Sequence[str] | None]] = {}
     for name in names:
         try:
             suite_result, suite_hints = _score_and_gate(
                 config, name, baseline, baseline_label, anchors, progress
             )
             hints += suite_hints
+            # (no name left bound to the suite's baseline: its statistics go with ``baseline``)
+            if baseline is not None and name in baseline.suites:
+                outputs_of[name] = baseline.suites[name].blessed_outputs()
         except GoldgateError as exc:
             errors.append(str(exc))
             suite_result = failed_suite(config, name, str(exc))
@@ -160,6 +165,13 @@ def run(
     # hundreds of MB of statistics) is let go before the history and the reports are written.
     del baseline
     release_free_memory()
+    # Only now are the blessed outputs of edited and removed examples decoded (a packed
+    # suite's whole block): not on top of the statistics of both sides.
+    for index, suite_result in enumerate(results):
+        change = suite_result.golden_change
+        if change is not None and suite_result.name in outputs_of:
+            filled = with_blessed_outputs(change, outputs_of[suite_result.name])
+            results[index] = suite_result.model_copy(update={"golden_change": filled})
 
     add_trends(config, results)
     if not baseline_found:
@@ -176,7 +188,9 @@ def run(
         release_free_memory()
     if write_reports:
         formats = list(config.report.formats) if report_formats is None else list(report_formats)
-        write_result(result, config.report.dir, formats)
+        examples = sum(suite.n_examples for suite in results)
+        threads = resolve_jobs(config.engine.jobs, examples)
+        write_result(result, config.report.dir, formats, threads=threads)
     return result
 
 
@@ -193,7 +207,14 @@ def _score_and_gate(
     scored = score_suite(config, name, progress=progress)
     suite_baseline = baseline.suites.get(name) if baseline is not None else None
     return _gate_suite(
-        config, name, scored, suite_baseline, baseline_label, baseline is not None, anchors
+        config,
+        name,
+        scored,
+        suite_baseline,
+        baseline_label,
+        baseline is not None,
+        anchors,
+        fill_outputs=False,
     )
 
 
@@ -829,7 +850,11 @@ def _gate_suite(
     anchors: Anchors | None = None,
     *,
     examples: bool = True,
+    fill_outputs: bool = True,
 ) -> tuple[SuiteResult, list[str]]:
+    """One scored suite gated against its baseline entry ``blessed``. ``fill_outputs``
+    false leaves the blessed outputs of the examples edited or removed since the baseline
+    for the caller to fill in (:func:`with_blessed_outputs`)."""
     suite = config.suites[name]
     hints: list[str] = []
     change: GoldenChange | None = None
@@ -904,8 +929,8 @@ def _gate_suite(
         unpaired=unpaired,
     )
     _record_calls(scored, evaluation.metrics)
-    if change is not None and blessed is not None:
-        change = with_blessed_outputs(change, blessed)
+    if change is not None and blessed is not None and fill_outputs:
+        change = with_blessed_outputs(change, blessed.blessed_outputs())
     if change is not None:
         removed = removed_check(name, change, config.max_removed)
         if removed is not None:
@@ -1113,12 +1138,16 @@ def merge_new_only(
 # -- files ------------------------------------------------------------------------------------
 
 
-def write_result(result: RunResult, directory: Path, formats: Sequence[str]) -> list[Path]:
-    """Write ``result.json`` (always) and the other report formats into ``directory``."""
+def write_result(
+    result: RunResult, directory: Path, formats: Sequence[str], *, threads: int = 1
+) -> list[Path]:
+    """Write ``result.json`` (always) and the other report formats into ``directory``, in
+    ``threads`` threads at most."""
     from goldgate.report import write_reports
 
+    wanted = list(dict.fromkeys(["json", *formats]))
     try:
-        return write_reports(result, directory, list(dict.fromkeys(["json", *formats])))
+        return write_reports(result, directory, wanted, threads=threads)
     except OSError as exc:
         where = exc.filename2 or exc.filename or directory
         raise GoldgateError(f"{where}: cannot write the reports: {exc.strerror or exc}") from None

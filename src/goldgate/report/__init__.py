@@ -50,10 +50,13 @@ def render(result: RunResult, fmt: str) -> str:
     return _renderer(fmt)(result)
 
 
-def write_reports(result: RunResult, directory: Path, formats: Sequence[str]) -> list[Path]:
+def write_reports(
+    result: RunResult, directory: Path, formats: Sequence[str], *, threads: int = 1
+) -> list[Path]:
     """Write each format's report into ``directory``; returns the paths written, in order.
 
-    ``json`` writes ``result.json`` and, beside it, its examples in ``examples.jsonl.gz``.
+    ``json`` writes ``result.json`` and, beside it, its examples in ``examples.jsonl.gz``
+    (compressed in a thread of its own when ``threads`` is above 1).
     Every format is rendered before any file is written, so a rendering error leaves the
     directory as it was; each file is replaced atomically.
     """
@@ -62,7 +65,7 @@ def write_reports(result: RunResult, directory: Path, formats: Sequence[str]) ->
     for fmt in wanted:
         if fmt == "json":
             # result.json stays small: its examples go to a compressed side file beside it.
-            text, examples = result.to_files(EXAMPLES_FILE)
+            text, examples = result.to_files(EXAMPLES_FILE, threads=threads)
             rendered += [(FILENAMES[fmt], text), (EXAMPLES_FILE, examples)]
         else:
             rendered.append((FILENAMES.get(fmt, fmt), _renderer(fmt)(result)))

@@ -12,6 +12,7 @@ whatever sums them sees exactly the numbers it saw before.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias, overload
@@ -92,8 +93,9 @@ class CompactStats:
             first = int(indices[0])
             cut = slice(first, first + size + len(gaps))
             spans = tuple(c[cut] for c in self.columns)
+            without = _GappedColumns(spans, gaps)
             return GappedStats(
-                self.samples, size, self.k, _GappedColumns(spans, gaps), True, spans, gaps
+                self.samples, size, self.k, without, example_major=True, spans=spans, gaps=gaps
             )
         columns = tuple(c[indices] for c in self.columns)
         return CompactStats(self.samples, size, self.k, columns, example_major=True)
@@ -177,11 +179,16 @@ class GappedStats(CompactStats):
     def nbytes(self) -> int:
         return sum(self.n * span.dtype.itemsize for span in self.spans)
 
+    @functools.cached_property
+    def _after(self) -> IndexArray:
+        """For each gap, the first example after it: example p sits past the gaps g_j with
+        g_j - j <= p (gap j being the j-th left out)."""
+        after: IndexArray = self.gaps - np.arange(len(self.gaps))
+        return after
+
     def _positions(self, indices: IndexArray) -> IndexArray:
         """Where examples ``indices`` are in ``spans``: past each gap before them."""
-        # example p sits after the gaps at g_j with g_j - j <= p (gap j is the j-th left out)
-        after = self.gaps - np.arange(len(self.gaps))
-        positions: IndexArray = indices + np.searchsorted(after, indices, side="right")
+        positions: IndexArray = indices + np.searchsorted(self._after, indices, side="right")
         return positions
 
     def column_slices(

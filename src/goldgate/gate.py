@@ -280,6 +280,8 @@ class _Group:
     paired: IndexArray
     #: positions (into the suite's ids) of the same examples
     paired_indices: IndexArray
+    #: positions (into ``indices``) of the same examples
+    paired_within: IndexArray
 
 
 @dataclass
@@ -443,7 +445,7 @@ def combine_verdicts(verdicts: Sequence[Verdict]) -> Verdict:
 def _group(tag: str | None, indices: IndexArray, paired_at: IndexArray) -> _Group:
     positions = paired_at[indices]
     has = positions >= 0
-    return _Group(tag, indices, positions[has], indices[has])
+    return _Group(tag, indices, positions[has], indices[has], np.flatnonzero(has))
 
 
 def _measure_group(
@@ -457,12 +459,13 @@ def _measure_group(
     paired_current: dict[str, Statistics] = {}
     paired_baseline: dict[str, Statistics] = {}
     # Usually every example is paired: then the paired ones are the group itself, and a
-    # second copy of its statistics would only cost memory.
+    # second copy of its statistics would only cost memory. Else they are taken from the
+    # group's (a view when only a few are left out: golden records edited since).
     all_paired = len(group.paired_indices) == len(group.indices)
     for spec, state in states.items():
         if state.baseline_stats is not None and len(group.paired):
             paired_current[spec] = (
-                current_all[spec] if all_paired else take(state.scores.stats, group.paired_indices)
+                current_all[spec] if all_paired else take(current_all[spec], group.paired_within)
             )
             paired_baseline[spec] = take(state.baseline_stats, group.paired)
 

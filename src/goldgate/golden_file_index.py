@@ -5,11 +5,14 @@ index of the file cut at newlines into pieces of about :data:`CHUNK_BYTES`: each
 length, how many records it holds, the SHA-256 of its bytes and :func:`records_hash` of its
 records. When the file's bytes changed, ``check`` finds the pieces that are still there, at
 the same place from the start or at the same place from the end (one region of the file
-edited: a blank line appended, records reformatted, a ``meta`` edited), and reads only the
-region between them. Its records are grouped as the blessed pieces were, and each group must
-hash as its piece did: then every record is the blessed one and the set is the blessed set.
-Anything else (a record added, removed or edited, or a problem in the region) is left to
-reading every record, which words it as always.
+edited, and blank lines perhaps appended), and reads only the region between them. Its
+records are grouped as the blessed pieces were, and each group must hash as its piece did:
+then every record is the blessed one and the set is the blessed set (a blank line appended,
+records reformatted, a ``meta`` edited). Otherwise the pieces found hold the first and the
+last blessed records, and the region's records are what replaced the rest: ``check`` counts
+the examples added, edited and removed from them and the blessed digests (see
+``runner.check``). A problem in the region is left to reading every record, which words it
+as always.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import bisect
 import hashlib
 import itertools
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from goldgate.errors import GoldenSetError, GoldgateError
@@ -25,10 +29,13 @@ from goldgate.goldens import (
     JSONL_SUFFIXES,
     GoldenRecord,
     GoldenSet,
+    RecordDigests,
+    digest_bytes,
     jsonl_records,
     read_bytes,
     records_hash,
 )
+from goldgate.metrics.base import nrefs_label
 
 #: about how many bytes of the golden set file one piece of the index covers
 CHUNK_BYTES = 1 << 20
@@ -67,19 +74,85 @@ def file_chunks(golden: GoldenSet) -> list[str] | None:
     return pieces
 
 
+@dataclass(frozen=True)
+class FileComparison:
+    """A JSON Lines file against the index of the blessed one: the pieces still there at
+    the start and at the end, and the records read between them."""
+
+    #: every record is the blessed one: the region's records hash, group by group, as the
+    #: pieces they stand for did
+    same: bool
+    #: how many records the pieces found at the start hold (the first blessed ones)
+    head: int
+    #: how many records the pieces found at the end hold (the last blessed ones)
+    tail: int
+    #: the records read between them, in file order
+    records: list[GoldenRecord]
+
+    def digests(self, blessed_ids: Sequence[str], blessed_raw: bytes) -> RecordDigests | None:
+        """id → digest of the file's records: the blessed ones (``blessed_ids`` and their
+        digests' raw bytes, in file order) for the pieces found, the region's own between
+        them. None when an id is there twice or a record cannot be hashed (reading every
+        record words that), or when the region holds the very examples it replaced, in
+        another order perhaps (only the content hash tells whether the set is the blessed
+        one, or another whose digests collide)."""
+        n = len(blessed_ids)
+        if len(blessed_raw) != 8 * n or self.head + self.tail > n:
+            return None
+        try:
+            raw = digest_bytes(self.records)
+        except UnicodeEncodeError:  # a lone surrogate
+            return None
+        ids = [
+            *blessed_ids[: self.head],
+            *(record.id for record in self.records),
+            *blessed_ids[n - self.tail :],
+        ]
+        if not ids or len(set(ids)) != len(ids):
+            return None
+        replaced = blessed_raw[8 * self.head : 8 * (n - self.tail)]
+        if sorted(zip(ids[self.head : len(ids) - self.tail], _eights(raw), strict=True)) == sorted(
+            zip(blessed_ids[self.head : n - self.tail], _eights(replaced), strict=True)
+        ):
+            return None
+        kept = blessed_raw[: 8 * self.head] + raw + blessed_raw[8 * (n - self.tail) :]
+        return RecordDigests(ids, kept)
+
+    def nrefs(self, blessed: str) -> str | None:
+        """The ``nrefs`` label of the file's records (see ``nrefs_label``), from the label
+        ``blessed`` gave to the blessed ones; None when that cannot tell it (``var`` then,
+        and the region's records agree on one count: the pieces found may or may not)."""
+        counts = {len(record.references) for record in self.records}
+        if blessed == "var":
+            return "var" if len(counts) > 1 else None
+        if not blessed.isdigit():
+            return None
+        if self.head + self.tail:  # every record kept has the blessed count
+            counts.add(int(blessed))
+        return nrefs_label(list(counts))
+
+
 def same_records(path: Path, chunks: Sequence[str]) -> bool:
     """Whether the JSON Lines file at ``path`` holds the records indexed by ``chunks`` (see the
     module's docstring); False when that is not shown, which says nothing more."""
+    compared = compare_records(path, chunks)
+    return compared is not None and compared.same
+
+
+def compare_records(path: Path, chunks: Sequence[str]) -> FileComparison | None:
+    """The JSON Lines file at ``path`` against the blessed file indexed by ``chunks``: the
+    pieces found where they were, from the start and from the end, and the region between
+    them read as records. None when the file is not JSON Lines, cannot be read, or the region
+    is not valid records (reading every record words the problem)."""
     if path.suffix.lower() not in JSONL_SUFFIXES:  # read otherwise, the records may differ
-        return False
+        return None
     try:
         data = read_bytes(path, GoldenSetError, what="golden set")
     except GoldgateError:
-        return False
+        return None
     pieces = [chunk.split(":") for chunk in chunks]
     lengths = [int(piece[0]) for piece in pieces]
     offsets = list(itertools.accumulate(lengths, initial=0))
-    shift = len(data) - offsets[-1]
     view = memoryview(data)
 
     def found(index: int, begin: int) -> bool:
@@ -96,48 +169,81 @@ def same_records(path: Path, chunks: Sequence[str]) -> bool:
     first = 0  # the pieces before it are where they were
     while first < len(pieces) and found(first, offsets[first]):
         first += 1
-    last = len(pieces)  # the pieces from it on are where they were from the end
-    # the first piece stays first: a byte-order mark is only one at the start of the file
-    while last > max(first, 1) and offsets[last - 1] + shift >= offsets[first]:
-        if not found(last - 1, offsets[last - 1] + shift):
-            break
-        last -= 1
+
+    def found_from(shift: int) -> int:
+        """The first of the pieces that are where they were, shifted by ``shift``, up to the
+        end (the first piece stays first: a byte-order mark is one only at the start)."""
+        last = len(pieces)
+        while last > max(first, 1) and offsets[last - 1] + shift >= offsets[first]:
+            if not found(last - 1, offsets[last - 1] + shift):
+                break
+            last -= 1
+        return last
+
+    # The blessed end is either the end of the file or, when blank lines were appended (and
+    # an edit besides shifted what follows it), the end of the last line that is not blank.
+    shift = len(data) - offsets[-1]
+    last = found_from(shift)
+    if last == len(pieces) and first < len(pieces):
+        trimmed = _end_of_last_record(data) - offsets[-1]
+        if trimmed != shift and found_from(trimmed) < last:
+            shift = trimmed
+            last = found_from(trimmed)
     begin, end = offsets[first], offsets[last] + shift
     if begin > end:
-        return False
-    counts = [int(piece[1]) for piece in pieces[first:last]]
-    hashes = [piece[3] for piece in pieces[first:last]]
-    held: list[GoldenRecord] = []
-    done = 0  # groups found so far
-
-    def groups_match() -> bool:
-        """Hash every group whose records are all held, each against its piece (a piece of
-        blank lines only is a group of none); False at the first that differs."""
-        nonlocal held, done
-        while done < len(counts) and len(held) >= counts[done]:
-            group, held = held[: counts[done]], held[counts[done] :]
-            try:
-                if records_hash(group) != hashes[done]:
-                    return False
-            except UnicodeEncodeError:  # a lone surrogate: never blessed
-                return False
-            done += 1
-        return done < len(counts) or not held  # else more records than the pieces held
-
-    # The region a piece's worth of bytes at a time, each group hashed as soon as its records
-    # are in: an edited record fails at its own piece, not after the whole region is read.
-    for part_begin, part_end in _lines_of(data, begin, end):
+        return None
+    counts = [int(piece[1]) for piece in pieces]
+    records: list[GoldenRecord] = []
+    trail = offsets[-1] + shift  # where the last piece ends now: blank lines after it
+    # the region a piece's worth of bytes at a time, then what follows the last piece
+    for part_begin, part_end in [*_lines_of(data, begin, end), *_lines_of(data, trail, len(data))]:
         try:
             text = bytes(view[part_begin:part_end]).decode(
                 "utf-8-sig" if part_begin == 0 else "utf-8"
             )
-            records, _ = jsonl_records(text, path)
+            read, _ = jsonl_records(text, path)
         except (UnicodeDecodeError, GoldgateError):
+            return None
+        if part_begin >= trail and read:
+            return None  # records after the blessed end: another set, read whole
+        records += read
+    return FileComparison(
+        same=_grouped_as(records, counts[first:last], [piece[3] for piece in pieces[first:last]]),
+        head=sum(counts[:first]),
+        tail=sum(counts[last:]),
+        records=records,
+    )
+
+
+def _eights(raw: bytes) -> list[bytes]:
+    return [raw[at : at + 8] for at in range(0, len(raw), 8)]
+
+
+def _grouped_as(records: list[GoldenRecord], counts: list[int], hashes: list[str]) -> bool:
+    """Whether ``records``, in groups of ``counts`` (a piece of blank lines only is a group
+    of none), hash as the pieces' records did."""
+    if len(records) != sum(counts):
+        return False
+    at = 0
+    for count, expected in zip(counts, hashes, strict=True):
+        try:
+            if records_hash(records[at : at + count]) != expected:
+                return False
+        except UnicodeEncodeError:  # a lone surrogate: never blessed
             return False
-        held += records
-        if not groups_match():
-            return False
-    return groups_match() and done == len(counts) and not held
+        at += count
+    return True
+
+
+def _end_of_last_record(data: bytes) -> int:
+    """Where the blank lines at the end of ``data`` start (its length when there are none, or
+    when more than a mebibyte of them is not worth looking past)."""
+    tail = data[-CHUNK_BYTES:]
+    kept = len(tail.rstrip(b" \t\r\n"))
+    if kept == 0:
+        return len(data)
+    newline = tail.find(b"\n", kept)
+    return len(data) if newline < 0 else len(data) - len(tail) + newline + 1
 
 
 def _lines_of(data: bytes, begin: int, end: int) -> Iterator[tuple[int, int]]:

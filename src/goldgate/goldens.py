@@ -91,7 +91,7 @@ class GoldenSet:
         """
         cached: bytes | None = self.__dict__.get("_digest_bytes")
         if cached is None:
-            cached = _hashes(self.records)[1]
+            cached = digest_bytes(self.records)
             object.__setattr__(self, "_digest_bytes", cached)
         return cached
 
@@ -166,7 +166,7 @@ class RecordDigests(Mapping[str, str]):
         return iter(self._table())
 
     def __len__(self) -> int:
-        return len(self._table())
+        return len(self.ids)  # a golden set's ids are distinct: no table to count them
 
 
 #: records hashed per update of the whole set's hash: bounded memory
@@ -200,6 +200,11 @@ def record_digest(input_value: Any, references: Sequence[str], tags: Sequence[st
     (tags sorted)."""
     canonical = _DIGEST_ENCODER.encode([input_value, list(references), sorted(tags)])
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def digest_bytes(records: Sequence[GoldenRecord]) -> bytes:
+    """Each record's :func:`record_digest` as 8 raw bytes, in record order."""
+    return _hashes(records)[1]
 
 
 def _hashes(records: Sequence[GoldenRecord]) -> tuple[str, bytes]:

@@ -68,7 +68,7 @@ from goldgate.golden_change import (
     removed_check,
     with_blessed_outputs,
 )
-from goldgate.golden_file_index import file_chunks, same_records
+from goldgate.golden_file_index import FileComparison, compare_records, file_chunks
 from goldgate.goldens import GoldenSet, golden_file_hash, is_dataset, load_goldens
 from goldgate.memory import release_free_memory
 from goldgate.metrics import parallel
@@ -438,7 +438,9 @@ class SuiteCheck:
 
     suite: str
     n_examples: int
-    golden_hash: str
+    #: the golden set's content hash; None when ``check`` counted a change from the region of
+    #: the file that changed, without reading every record (see golden_file_index)
+    golden_hash: str | None
     #: None when the suite agrees with the baseline (or has none yet); else the problem
     error: str | None = None
     in_baseline: bool = False
@@ -453,9 +455,9 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
     for name in config.suites:
         blessed = baseline.suites.get(name) if baseline is not None else None
         try:
-            unchanged = _unchanged_golden_file(config, name, blessed)
-            if blessed is not None and unchanged is not None:
-                found.append(_check_unchanged(config, name, blessed, unchanged, label))
+            quick = _check_by_index(config, name, blessed, label)
+            if quick is not None:
+                found.append(quick)
                 continue
             golden = load_suite_goldens(config, name)
             metrics = create_suite_metrics(config, name)
@@ -493,10 +495,12 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
     return found
 
 
-def _unchanged_golden_file(config: Config, name: str, blessed: SuiteBaseline | None) -> str | None:
-    """The blessed ``nrefs`` when the suite is packed and its golden set is one file with the
-    very bytes that were blessed, or a JSON Lines file whose index shows the blessed records
-    in other bytes (see golden_file_index), else None (and the records must be read).
+def _check_by_index(
+    config: Config, name: str, blessed: SuiteBaseline | None, label: str
+) -> SuiteCheck | None:
+    """``check`` of a packed suite from the blessed golden set file's hash and index, reading
+    at most the region of the file that changed; None when they do not settle it and every
+    record must be read.
 
     The same bytes read by the same rules are the same records: the blessed signatures carry
     goldgate's version, so a baseline of another version (other rules) fails as it would.
@@ -517,16 +521,23 @@ def _unchanged_golden_file(config: Config, name: str, blessed: SuiteBaseline | N
     if nrefs is None:
         return None
     if golden_file_hash(path) == blessed.golden_file_hash:
-        return nrefs
+        return _check_unchanged(config, name, blessed, nrefs, label)
     chunks = blessed.golden_file_chunks
-    return nrefs if chunks is not None and same_records(path, chunks) else None
+    compared = compare_records(path, chunks) if chunks is not None else None
+    if compared is None:
+        return None
+    if compared.same:
+        return _check_unchanged(config, name, blessed, nrefs, label)
+    if config.on_golden_change != "compare":  # the error names the new content hash
+        return None
+    return _check_edited(config, name, blessed, nrefs, compared, label)
 
 
 def _check_unchanged(
     config: Config, name: str, blessed: SuiteBaseline, nrefs: str, label: str
 ) -> SuiteCheck:
-    """``check`` of a suite whose golden set file is the blessed one, byte for byte: the
-    metrics' signatures and the blessed scores are checked, the records need not be read."""
+    """``check`` of a suite whose golden set file holds the blessed records: the metrics'
+    signatures and the blessed scores are checked, the records need not be read."""
     metrics = create_suite_metrics(config, name)
     signatures = {spec: str(metric.signature(nrefs=nrefs)) for spec, metric in metrics.items()}
     verify_suite(
@@ -534,6 +545,35 @@ def _check_unchanged(
     )
     verify_scores(blessed, metrics, signatures=signatures, suite=name, source=label)
     return SuiteCheck(name, blessed.n_examples, blessed.golden_hash, None, True)
+
+
+def _check_edited(
+    config: Config,
+    name: str,
+    blessed: SuiteBaseline,
+    nrefs: str,
+    compared: FileComparison,
+    label: str,
+) -> SuiteCheck | None:
+    """``check`` of a suite whose golden set file changed in one region: its records and the
+    blessed digests of the pieces found around it tell what was added, edited and removed,
+    as reading every record would (None when they cannot: an id twice, say, or the region
+    holds the examples it replaced, where only the content hash tells whether the set is
+    the blessed one)."""
+    blessed_raw = blessed.digest_bytes()
+    now = compared.nrefs(nrefs)
+    if blessed_raw is None or now is None:
+        return None
+    digests = compared.digests(blessed.example_ids(), blessed_raw)
+    if digests is None:
+        return None
+    metrics = create_suite_metrics(config, name)
+    signatures = {spec: str(metric.signature(nrefs=now)) for spec, metric in metrics.items()}
+    note = describe_against(
+        blessed, digests=digests, signatures=signatures, suite=name, source=label
+    )
+    verify_scores(blessed, metrics, signatures=signatures, suite=name, source=label)
+    return SuiteCheck(name, len(digests), None, None, True, note)
 
 
 # -- scoring ----------------------------------------------------------------------------------

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import subprocess
 import sys
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 
 from goldgate.cli import main
+from goldgate.history import store as store_module
 from goldgate.history.store import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -206,3 +211,46 @@ def test_history_config_paths_and_switch(tmp_path: Path) -> None:
     assert load_config(tmp_path).history.path == tmp_path / "h" / "x.db"  # type: ignore[union-attr]
     GitProject(tmp_path, git=False, extra="history: off\n")
     assert load_config(tmp_path).history is None
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [],
+        ["q1"],
+        ["a", "é", '"quoted"', "back\\slash", "\u2028"],
+        np.array([0.5, math.nan, math.inf, -math.inf, -0.0, 1e-300, 2 / 3, 100.0]),
+        np.array([], dtype=np.float64),
+        [f"{i:016x}" for i in range(10)],
+    ],
+)
+def test_lists_are_stored_as_the_json_of_the_whole_list(
+    values: list[str] | npt.NDArray[np.float64], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A million examples' ids, digests and scores are turned into JSON a batch at a time:
+    the text is ``json.dumps`` of the whole list, whatever the batches."""
+    items = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    whole = json.dumps(items, ensure_ascii=False, separators=(",", ":"))
+    for batch in (1, 3, 4, 1000):
+        monkeypatch.setattr(store_module, "_JSON_BATCH", batch)
+        assert store_module._json_list(values) == whole
+
+
+def test_a_history_being_created_by_another_writer_is_waited_for(tmp_path: Path) -> None:
+    """Switching a new file to WAL while another connection writes is refused at once (no
+    busy timeout: it could deadlock), as when two runs create the history together; the
+    switch is tried again until the writer is done, and the run is recorded."""
+    path = tmp_path / "history.sqlite"
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("CREATE TABLE t (x)")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO t VALUES (1)")
+    done = threading.Timer(0.3, lambda: writer.execute("COMMIT"))
+    done.start()
+    try:
+        run_id, warnings = append_safely(path, _record(1))
+    finally:
+        done.join()
+        writer.close()
+    assert warnings == [] and run_id == 1
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"

@@ -26,15 +26,19 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: Schema steps; step i brings a database from version i to i + 1. Never edit a released step.
 MIGRATIONS: tuple[str, ...] = (
@@ -345,9 +349,19 @@ class HistoryStore:
         return int(self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
 
+#: items of a list turned into JSON at a time: a million Python floats (and the encoder's
+#: pieces of text for them) are never held at once, only the text
+_JSON_BATCH = 65_536
+
+
 def _json_list(values: Sequence[object] | npt.NDArray[np.float64]) -> str:
-    items = values.tolist() if isinstance(values, np.ndarray) else list(values)
-    return json.dumps(items, ensure_ascii=False, separators=(",", ":"))
+    """``json.dumps`` of the list of ``values`` (the same text), a batch of items at a time."""
+    pieces = []
+    for start in range(0, len(values), _JSON_BATCH):
+        batch = values[start : start + _JSON_BATCH]
+        items = batch.tolist() if isinstance(batch, np.ndarray) else list(batch)
+        pieces.append(json.dumps(items, ensure_ascii=False, separators=(",", ":"))[1:-1])
+    return "[" + ",".join(pieces) + "]"
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -355,7 +369,11 @@ def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     try:
         db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        mode = db.execute("PRAGMA journal_mode = WAL").fetchone()
+        # WAL is kept in the file: only its first writer switches it (asking for it again
+        # would need the exclusive lock each time, in every process that opens the file)
+        mode = db.execute("PRAGMA journal_mode").fetchone()
+        if mode is None or str(mode[0]).lower() != "wal":
+            mode = _when_unlocked(lambda: db.execute("PRAGMA journal_mode = WAL").fetchone())
         if mode is None or str(mode[0]).lower() != "wal":
             log.debug("history: %s is not in WAL mode (%s)", path, mode)
         db.execute("PRAGMA synchronous = NORMAL")
@@ -363,6 +381,27 @@ def _connect(path: Path) -> sqlite3.Connection:
         db.close()
         raise
     return db
+
+
+def _when_unlocked(action: Callable[[], T]) -> T:
+    """``action``, tried again while sqlite refuses it as locked, up to ``BUSY_TIMEOUT_S``.
+
+    Switching to WAL takes the exclusive lock from a shared one, and sqlite refuses that at
+    once, without its busy timeout, while another connection writes (waiting could deadlock
+    two such connections): two processes that create the history at once meet it.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    pause = 0.005
+    while True:
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorcode", None) != sqlite3.SQLITE_BUSY:
+                raise
+            if time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.2)
 
 
 def _version(db: sqlite3.Connection) -> int:

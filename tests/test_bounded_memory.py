@@ -8,6 +8,7 @@ sizes small enough that the boundaries fall everywhere.
 
 from __future__ import annotations
 
+import gc
 import gzip
 import hashlib
 import json
@@ -372,3 +373,50 @@ def test_a_run_after_a_few_golden_records_were_edited_gives_the_result_of_copies
     change = first[0]["suites"][0]["golden_change"]
     assert sorted(item["id"] for item in change["edited"]) == sorted(edited)
     assert change["n_shared"] == len(ids) - len(edited)
+
+
+def test_the_blessed_outputs_decoded_for_edited_examples_are_not_held_across_the_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The blessed outputs of the examples edited since the baseline come from decoding the
+    packed block whole; the history is written without it held, and the reports decode it
+    again, with the same rows."""
+    from goldgate.history import recording
+
+    monkeypatch.setattr(baseline_module, "PACK_MIN_EXAMPLES", 100)
+    monkeypatch.chdir(tmp_path)
+    ids = [f"q{i:04d}" for i in range(200)]
+    _project(tmp_path, ids, seed=3, changed=0.0)
+    config = load_config(tmp_path / "goldgate.yaml")
+    bless(config)
+    rows = [json.loads(line) for line in (tmp_path / "goldens.jsonl").read_text().splitlines()]
+    rows[50]["references"] = ["an edited reference"]
+    (tmp_path / "goldens.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    decoded: list[int] = []
+    decode = baseline_module._decode_outputs
+    held: list[bool] = []
+    record = recording.record_run
+
+    def counted(block: baseline_module.PackedBlock, n: int) -> list[list[str]]:
+        decoded.append(n)
+        return decode(block, n)
+
+    def recording_run(*args: Any, **kwargs: Any) -> list[str]:
+        held.extend(
+            vars(o).get("_outputs") is not None
+            for o in gc.get_objects()
+            if isinstance(o, baseline_module.BlessedOutputs)
+        )
+        return record(*args, **kwargs)
+
+    monkeypatch.setattr(baseline_module, "_decode_outputs", counted)
+    monkeypatch.setattr(recording, "record_run", recording_run)
+    result = run(config, history_source="run")
+    assert decoded == [200, 200]  # for the edited example, then for the reports
+    assert held and not any(held)
+    change = result.suites[0].golden_change
+    assert change is not None and [e.id for e in change.edited] == ["q0050"]
+    assert change.edited[0].baseline_output is not None
+    text = gzip.decompress((tmp_path / "out" / result_module.EXAMPLES_FILE).read_bytes())
+    examples = [json.loads(line) for line in text.decode("utf-8").splitlines()]
+    assert sum("baseline_output" in row for row in examples) == len(ids) - 1

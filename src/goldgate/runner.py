@@ -29,6 +29,7 @@ from goldgate.atomic import locked
 from goldgate.baseline import (
     Baseline,
     BaselineMetric,
+    BlessedOutputs,
     SuiteBaseline,
     blessed_nrefs,
     packs,
@@ -170,8 +171,11 @@ def run(
     for index, suite_result in enumerate(results):
         change = suite_result.golden_change
         if change is not None and suite_result.name in outputs_of:
-            filled = with_blessed_outputs(change, outputs_of[suite_result.name])
+            blessed_outputs = outputs_of[suite_result.name]
+            filled = with_blessed_outputs(change, blessed_outputs)
             results[index] = suite_result.model_copy(update={"golden_change": filled})
+            if isinstance(blessed_outputs, BlessedOutputs):
+                blessed_outputs.release()
 
     add_trends(config, results)
     if not baseline_found:

@@ -17,6 +17,7 @@ pseudo-sample per measurement (``Metric.bootstrap_stats``), so its noise is draw
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterator, Sequence
@@ -271,13 +272,17 @@ def _tiled_totals(
             list(fractional.values()),
             list(deltas.values()),
         )
-        for found, out in deltas.values():
-            out[start : start + rows] += found.product(counts[:rows])
         # below this column sum a tile's exact products are made in float32
         single_below = _SINGLE_BELOW / max(1, int(counts[:rows].max(initial=0)))
         for tile in range(0, n, _TILE):
             stop = min(tile + _TILE, n)
             single = bool(merged) and tile_sums[tile // _TILE] < single_below
+            # the changed examples' differences, from the tile's counts while they are cached
+            # (exact integers: summed tile by tile, the totals are those of one product)
+            for found, out in deltas.values():
+                changed = found.tile_product(counts[:rows, tile:stop], tile)
+                if changed is not None:
+                    out[start : start + rows] += changed
             if single:
                 small = single_parts[stop - tile][:rows]
                 small[...] = counts[:rows, tile:stop]
@@ -329,6 +334,29 @@ class _Delta:
     #: the block's statistics minus the block before it, at ``rows``: ``(len(rows), width)``
     #: integers, in the smallest of int16, int32 and int64 that holds them
     diff: npt.NDArray[np.signedinteger[Any]]
+
+    @functools.cached_property
+    def _tile_bounds(self) -> list[int]:
+        """Where each tile's rows start in ``rows`` (and where the last ends)."""
+        last = int(self.rows[-1]) + 1 if len(self.rows) else 0
+        starts = np.arange(0, last + _TILE, _TILE)
+        return [int(at) for at in np.searchsorted(self.rows, starts)]
+
+    def tile_product(self, counts: npt.NDArray[np.integer[Any]], tile: int) -> FloatArray | None:
+        """The part of :meth:`product` of the tile of examples from ``tile`` (``_TILE`` of
+        them), from that tile's ``counts`` (``counts[:, tile : tile + _TILE]`` of the pass:
+        read where the tile's counts were just converted, in the cache); None when none of
+        its examples changed."""
+        bounds = self._tile_bounds
+        index = tile // _TILE
+        if index + 1 >= len(bounds):
+            return None
+        first, last = bounds[index], bounds[index + 1]
+        if first == last:
+            return None
+        local = self.rows[first:last] - tile
+        gathered = counts[:, local].astype(np.float64)
+        return gathered @ self.diff[first:last].astype(np.float64)
 
     def product(self, counts: npt.NDArray[np.integer[Any]]) -> FloatArray:
         """``counts[:, rows] @ diff`` in float64, ``_TILE`` rows at a time (exact integers, so

@@ -375,13 +375,17 @@ def _edited_line(lines: list[str], at: int, kind: int) -> list[str]:
         return [*lines, "", "  "]
     if kind == 6:  # an id twice
         return [*lines[:at], lines[0], *lines[at:]]
-    return [*lines[:at], "not json", *lines[at:]]  # a line that is not a record
+    if kind == 7:  # a line that is not a record
+        return [*lines[:at], "not json", *lines[at:]]
+    if kind == 8:  # a line ending in CRLF
+        return [*lines[:at], lines[at] + "\r", *lines[at + 1 :]]
+    return ["\ufeff" + lines[0].lstrip("\ufeff"), *lines[1:]]  # a byte-order mark
 
 
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(edits=st.lists(st.tuples(st.integers(0, 200), st.integers(0, 7)), min_size=1, max_size=4))
+@given(edits=st.lists(st.tuples(st.integers(0, 200), st.integers(0, 9)), min_size=1, max_size=4))
 def test_any_edit_is_found_as_reading_every_record_finds_it(
     edits: list[tuple[int, int]],
     blessed_project: tuple[Config, str],

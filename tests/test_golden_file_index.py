@@ -21,7 +21,7 @@ from goldgate import golden_file_index, runner
 from goldgate.baseline import read_baseline
 from goldgate.config import Config, load_config
 from goldgate.errors import BaselineError
-from goldgate.golden_file_index import compare_records, file_chunks, same_records
+from goldgate.golden_file_index import compare_records, file_chunks
 from goldgate.goldens import load_goldens
 from goldgate.runner import SuiteCheck, bless, check
 from tests.test_scale import make_project
@@ -47,6 +47,12 @@ def _project(
     config = load_config(tmp_path / "goldgate.yaml")
     bless(config)
     return config
+
+
+def same_records(path: Path, chunks: list[str]) -> bool:
+    """Whether the file holds the blessed records, as the index shows them."""
+    compared = compare_records(path, chunks)
+    return compared is not None and compared.same
 
 
 def _goldens(tmp_path: Path) -> Path:

@@ -31,6 +31,7 @@ from goldgate.goldens import (
     GoldenSet,
     RecordDigests,
     digest_bytes,
+    hex_digests,
     jsonl_records,
     read_bytes,
     records_hash,
@@ -103,16 +104,13 @@ class FileComparison:
             raw = digest_bytes(self.records)
         except UnicodeEncodeError:  # a lone surrogate
             return None
-        ids = [
-            *blessed_ids[: self.head],
-            *(record.id for record in self.records),
-            *blessed_ids[n - self.tail :],
-        ]
+        region = [record.id for record in self.records]
+        ids = [*blessed_ids[: self.head], *region, *blessed_ids[n - self.tail :]]
         if not ids or len(set(ids)) != len(ids):
             return None
-        replaced = blessed_raw[8 * self.head : 8 * (n - self.tail)]
-        if sorted(zip(ids[self.head : len(ids) - self.tail], _eights(raw), strict=True)) == sorted(
-            zip(blessed_ids[self.head : n - self.tail], _eights(replaced), strict=True)
+        replaced = hex_digests(blessed_raw[8 * self.head : 8 * (n - self.tail)])
+        if sorted(zip(region, hex_digests(raw), strict=True)) == sorted(
+            zip(blessed_ids[self.head : n - self.tail], replaced, strict=True)
         ):
             return None
         kept = blessed_raw[: 8 * self.head] + raw + blessed_raw[8 * (n - self.tail) :]
@@ -130,13 +128,6 @@ class FileComparison:
         if self.head + self.tail:  # every record kept has the blessed count
             counts.add(int(blessed))
         return nrefs_label(list(counts))
-
-
-def same_records(path: Path, chunks: Sequence[str]) -> bool:
-    """Whether the JSON Lines file at ``path`` holds the records indexed by ``chunks`` (see the
-    module's docstring); False when that is not shown, which says nothing more."""
-    compared = compare_records(path, chunks)
-    return compared is not None and compared.same
 
 
 def compare_records(path: Path, chunks: Sequence[str]) -> FileComparison | None:
@@ -186,9 +177,9 @@ def compare_records(path: Path, chunks: Sequence[str]) -> FileComparison | None:
     last = found_from(shift)
     if last == len(pieces) and first < len(pieces):
         trimmed = _end_of_last_record(data) - offsets[-1]
-        if trimmed != shift and found_from(trimmed) < last:
-            shift = trimmed
-            last = found_from(trimmed)
+        last_trimmed = found_from(trimmed) if trimmed != shift else last
+        if last_trimmed < last:
+            shift, last = trimmed, last_trimmed
     begin, end = offsets[first], offsets[last] + shift
     if begin > end:
         return None
@@ -213,10 +204,6 @@ def compare_records(path: Path, chunks: Sequence[str]) -> FileComparison | None:
         tail=sum(counts[last:]),
         records=records,
     )
-
-
-def _eights(raw: bytes) -> list[bytes]:
-    return [raw[at : at + 8] for at in range(0, len(raw), 8)]
 
 
 def _grouped_as(records: list[GoldenRecord], counts: list[int], hashes: list[str]) -> bool:

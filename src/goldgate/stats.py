@@ -344,9 +344,9 @@ class _Delta:
 
     def tile_product(self, counts: npt.NDArray[np.integer[Any]], tile: int) -> FloatArray | None:
         """The part of :meth:`product` of the tile of examples from ``tile`` (``_TILE`` of
-        them), from that tile's ``counts`` (``counts[:, tile : tile + _TILE]`` of the pass:
-        read where the tile's counts were just converted, in the cache); None when none of
-        its examples changed."""
+        them), from that tile's ``counts`` (``counts[:, tile : tile + _TILE]`` of the pass,
+        read beside the tile's conversion to floats, while its bytes are in the cache); None
+        when none of its examples changed."""
         bounds = self._tile_bounds
         index = tile // _TILE
         if index + 1 >= len(bounds):

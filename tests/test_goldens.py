@@ -49,7 +49,7 @@ def test_jsonl_records(tmp_path: Path) -> None:
     assert second.references == ("1990",) and second.tags == ()
     assert third.meta == {"source": "hand"} and third.line == 3
     assert golden.tags() == ["easy", "fr"]
-    assert golden.by_id()["qa-2"] is second
+    assert golden.by_id()["qa-2"] == second  # records are values, built when read
     assert len(golden) == 3
     assert golden.content_hash.startswith("sha256:") and len(golden.content_hash) == 71
 

@@ -462,3 +462,29 @@ def test_a_suite_missing_from_the_baseline_gets_a_hint(project: Project) -> None
     assert any("suite 'other' is not in the baseline yet" in h for h in result.hints)
     other = result.suites[1]
     assert [c.status for c in other.checks] == [CheckStatus.SKIPPED]
+
+
+def test_the_history_takes_the_digests_the_golden_set_computed_as_it_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goldgate import goldens
+    from goldgate.history import recording
+
+    project = Project(tmp_path)
+    config = project.config()
+    result = run(config, write_reports=False, history_source=None)
+    expected = {
+        suite: [goldens.record_digest(r.input, r.references, r.tags) for r in golden.records]
+        for suite, golden in (
+            (name, goldens.load_goldens(config.suites[name].goldens, name))
+            for name in config.suites
+        )
+    }
+
+    def computed_again(*_: object) -> str:
+        raise AssertionError("a digest computed again for the history")
+
+    monkeypatch.setattr(recording, "record_digest", computed_again)
+    monkeypatch.setattr(recording, "loaded_digests", lambda _: None)
+    record = recording.run_record(result, config, source="run", examples=True)
+    assert {suite.suite: list(suite.digests) for suite in record.suites} == expected

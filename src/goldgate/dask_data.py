@@ -45,9 +45,9 @@ from goldgate.errors import (
     UsageError,
     first_of,
 )
+from goldgate.golden_records import GoldenRecord
 from goldgate.goldens import (
     JSONL_SUFFIXES,
-    GoldenRecord,
     GoldenSet,
     _read_jsonl,
     _surrogate_error,

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from goldgate.errors import GoldenSetError, GoldgateError
+from goldgate.golden_records import GoldenRecord, record_lines
 from goldgate.goldens import (
     JSONL_SUFFIXES,
-    GoldenRecord,
     GoldenSet,
     RecordDigests,
     digest_bytes,
@@ -60,7 +60,7 @@ def file_chunks(golden: GoldenSet) -> list[str] | None:
     firsts = list(
         itertools.accumulate((data.count(b"\n", begin, end) for begin, end in spans), initial=1)
     )
-    lines = [record.line for record in golden.records]
+    lines = record_lines(golden.records)
     if any(map(int.__ge__, lines, lines[1:])):  # not in file order: nothing to index
         return None
     pieces: list[str] = []

@@ -24,15 +24,25 @@ import json
 import re
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import repeat
 from json.encoder import encode_basestring
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from goldgate._yaml import load_yaml_with_lines
 from goldgate.errors import GoldenSetError, GoldgateError, did_you_mean
+
+# a record's names stay importable from here, where they were first defined
+from goldgate.golden_records import NO_META as NO_META
+from goldgate.golden_records import GoldenRecord as GoldenRecord
+from goldgate.golden_records import (
+    RecordPacker,
+    quick_record,
+    record_ids,
+    record_tags,
+    reference_counts,
+)
 from goldgate.inputs import (
     MAX_NESTING,
     free_of_duplicates,
@@ -53,29 +63,13 @@ _NUMBERED_REFERENCE = re.compile(r"^references?_?\d+$")
 TAG_SEPARATOR = "|"
 
 
-#: the ``meta`` of every record without one: shared, and read-only so that sharing is safe
-NO_META: Mapping[str, Any] = MappingProxyType({})
-
-
-@dataclass(frozen=True, slots=True)
-class GoldenRecord:
-    """One golden example; ``line`` is its 1-based line (JSONL, CSV) or item number (YAML)."""
-
-    id: str
-    input: Any
-    references: tuple[str, ...]
-    tags: tuple[str, ...] = ()
-    meta: Mapping[str, Any] = field(default_factory=lambda: NO_META)
-    line: int = 0
-
-
 @dataclass(frozen=True)
 class GoldenSet:
     """A frozen suite of golden records with the hash that identifies its content."""
 
     suite: str
     path: Path
-    records: tuple[GoldenRecord, ...]
+    records: Sequence[GoldenRecord]
     content_hash: str
 
     def by_id(self) -> dict[str, GoldenRecord]:
@@ -99,7 +93,7 @@ class GoldenSet:
         """id → :func:`record_digest` of every record, in record order (computed once)."""
         cached: RecordDigests | None = self.__dict__.get("_digests")
         if cached is None:
-            cached = RecordDigests([record.id for record in self.records], self.digest_bytes())
+            cached = RecordDigests(record_ids(self.records), self.digest_bytes())
             object.__setattr__(self, "_digests", cached)
         return cached
 
@@ -112,9 +106,17 @@ class GoldenSet:
         found: str | None = self.__dict__.get("_file_hash")
         return found
 
+    def ids(self) -> list[str]:
+        """Every record's id, in record order."""
+        return record_ids(self.records)
+
+    def reference_counts(self) -> list[int]:
+        """How many references each record has, in record order."""
+        return reference_counts(self.records)
+
     def tags(self) -> list[str]:
         """Every tag used in the set, sorted."""
-        return sorted({tag for record in self.records for tag in record.tags})
+        return sorted({tag for tags in set(record_tags(self.records)) for tag in tags})
 
     def __len__(self) -> int:
         return len(self.records)
@@ -215,7 +217,7 @@ def _hashes(records: Sequence[GoldenRecord]) -> tuple[str, bytes]:
     string encoder (what the C encoder writes inside a list or object), so the text is the
     encoder's, byte for byte, without building a dict and a list per record for it.
     """
-    ids = [record.id for record in records]
+    ids = record_ids(records)
     ascending = all(map(str.__lt__, ids, ids[1:])) if all(type(i) is str for i in ids) else False
     order: Sequence[int] = (
         range(len(ids)) if ascending else sorted(range(len(ids)), key=ids.__getitem__)
@@ -228,8 +230,15 @@ def _hashes(records: Sequence[GoldenRecord]) -> tuple[str, bytes]:
     tag_texts: dict[tuple[str, ...], str] = {}
     for start in range(0, len(order), _HASH_BATCH):
         parts = []
-        for index in order[start : start + _HASH_BATCH]:
-            content, canonical = texts_of(records[index], tag_texts)
+        positions = order[start : start + _HASH_BATCH]
+        # a slice where it can be: packed records are cut out a block at a time
+        batch = (
+            records[start : start + _HASH_BATCH]
+            if ascending
+            else map(records.__getitem__, positions)
+        )
+        for index, record in zip(positions, batch, strict=True):
+            content, canonical = texts_of(record, tag_texts)
             parts.append(content)
             digests[index] = sha256(canonical.encode("utf-8")).digest()[:8]
         # the items of the whole list's JSON, joined by the same separator
@@ -302,25 +311,26 @@ def load_goldens(path: Path, suite: str) -> GoldenSet:
     if suffix not in JSONL_SUFFIXES + YAML_SUFFIXES + CSV_SUFFIXES + PARQUET_SUFFIXES:
         known = ", ".join(JSONL_SUFFIXES + YAML_SUFFIXES + CSV_SUFFIXES + PARQUET_SUFFIXES)
         raise GoldenSetError(f"{path}: unknown golden set format {suffix!r} (use {known})")
+    # records are packed a block at a time as they are read (see RecordPacker)
+    packer = RecordPacker()
     with paused_gc():
         if suffix in PARQUET_SUFFIXES:
-            records, seen = validated_records(_read_parquet(path), path)
+            seen = _validate_into(_read_parquet(path), path, packer)
         else:
             data = read_bytes(path, GoldenSetError, what="golden set")
             file_hash = _file_hash(data)
             text = decode_utf8(data, str(path), GoldenSetError)
             del data
             if suffix in JSONL_SUFFIXES:
-                records, seen = jsonl_records(text, path)
+                seen = _jsonl_into(text, path, packer)
             elif suffix in YAML_SUFFIXES:
-                records, seen = validated_records(_read_yaml(text, path), path)
+                seen = _validate_into(_read_yaml(text, path), path, packer)
             else:
-                records, seen = validated_records(_read_csv(text, path), path)
+                seen = _validate_into(_read_csv(text, path), path, packer)
             del text
-        if not records:
+        frozen = packer.records()
+        if not frozen:
             raise GoldenSetError(f"{path}: the golden set is empty")
-        frozen = tuple(records)
-        del records
         try:
             digest, digests = _hashes(frozen)
         except UnicodeEncodeError:
@@ -372,17 +382,26 @@ def validated_records(raw: _Raw, path: Path | str) -> tuple[list[GoldenRecord], 
     """The records of one file's raw rows, each validated, and id → line; an id twice is an
     error naming both lines."""
     records: list[GoldenRecord] = []
+    return records, _validate_into(raw, path, records)
+
+
+#: where a reader puts the records it makes, in order
+_Records = list[GoldenRecord] | RecordPacker
+
+
+def _validate_into(raw: _Raw, path: Path | str, records: _Records) -> dict[str, int]:
+    """:func:`validated_records`, appending the records to ``records``; returns id → line."""
     seen: dict[str, int] = {}
     for where, number, data in raw:
         _keep(_record(data, path, where, number), where, path, records, seen)
-    return records, seen
+    return seen
 
 
 def _keep(
     record: GoldenRecord,
     where: int,
     path: Path | str,
-    records: list[GoldenRecord],
+    records: _Records,
     seen: dict[str, int],
 ) -> None:
     """Append ``record`` (from line ``where``); an id seen before is an error naming both."""
@@ -395,7 +414,7 @@ def _keep(
 
 
 def _surrogate_error(
-    records: tuple[GoldenRecord, ...], path: Path | str, lines: dict[str, int]
+    records: Sequence[GoldenRecord], path: Path | str, lines: dict[str, int]
 ) -> GoldenSetError:
     # A UTF-8 file can still spell a lone surrogate with a JSON or YAML escape (\ud800); it
     # is not text, and nothing downstream (hash, cache, reports) can encode it.
@@ -453,6 +472,11 @@ def jsonl_records(text: str, path: Path) -> tuple[list[GoldenRecord], dict[str, 
     :func:`_record` would; any other record goes through :func:`_record`, which words every
     problem as it always has."""
     records: list[GoldenRecord] = []
+    return records, _jsonl_into(text, path, records)
+
+
+def _jsonl_into(text: str, path: Path, records: _Records) -> dict[str, int]:
+    """:func:`jsonl_records`, appending the records to ``records``; returns id → line."""
     seen: dict[str, int] = {}
     #: one object per distinct tag and per distinct tuple of tags, however many records
     #: carry it (a str never equals a tuple: one dict holds both)
@@ -463,7 +487,7 @@ def jsonl_records(text: str, path: Path) -> tuple[list[GoldenRecord], dict[str, 
             if record is None:
                 record = _record(data, path, number, number)
             _keep(record, number, path, records, seen)
-    return records, seen
+    return seen
 
 
 def _quick_record(data: Any, number: int, shared: dict[Any, Any]) -> GoldenRecord | None:
@@ -500,24 +524,7 @@ def _quick_record(data: Any, number: int, shared: dict[Any, Any]) -> GoldenRecor
             stripped.append(shared.setdefault(tag, tag))
         kept = tuple(dict.fromkeys(stripped))
         kept = shared.setdefault(kept, kept)
-    record = _UnfrozenRecord(record_id, value, tuple(references), kept, NO_META, number)
-    record.__class__ = GoldenRecord  # type: ignore[assignment]
-    return record  # type: ignore[return-value]
-
-
-@dataclass(slots=True)
-class _UnfrozenRecord:
-    """:class:`GoldenRecord`'s very layout, not frozen: the quick path builds a record as
-    this (a frozen dataclass sets each field through ``object.__setattr__``, three times
-    slower, a second per million records) and then makes it a GoldenRecord, which Python
-    allows between classes of the same slots."""
-
-    id: str
-    input: Any
-    references: tuple[str, ...]
-    tags: tuple[str, ...]
-    meta: Mapping[str, Any]
-    line: int
+    return quick_record(record_id, value, tuple(references), kept, NO_META, number)
 
 
 def _read_jsonl(text: str, path: Path | str) -> _Raw:

@@ -24,6 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, GetJson
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema, to_json
 
+from goldgate.golden_records import PackedRecords
+
 #: /2: per-example rows may live in a side file (``examples_file``), not inline
 RESULT_SCHEMA_VERSION = "goldgate.result/2"
 #: the side file of per-example rows written beside result.json
@@ -274,6 +276,11 @@ class ExampleTable(Sequence[ExampleResult]):
         for row in self:
             yield row.input, row.references, row.tags
 
+    def record_digests(self) -> Sequence[str] | None:
+        """Each example's golden record digest, in order, when the table was given them
+        (the golden set computes them as it is read); None otherwise."""
+        return None
+
     def json_rows(self) -> Iterator[bytes]:
         """Each row as ``model_dump_json(exclude_defaults=True)`` gives it, in order."""
         for row in self:
@@ -345,8 +352,10 @@ class ExampleColumns(ExampleTable):
         flipped_to_right: Mapping[str, Collection[str]],
         notes: Mapping[str, Sequence[str | None]],
         paired_at: Sequence[int] | npt.NDArray[np.intp] | None = None,
+        record_digests: Callable[[Sequence[str]], Sequence[str] | None] | None = None,
     ) -> None:
         self._records = records
+        self._record_digests = record_digests
         self._outputs = outputs
         self._scores = scores
         self._baseline_scores = baseline_scores
@@ -362,6 +371,8 @@ class ExampleColumns(ExampleTable):
 
     @property
     def ids(self) -> Sequence[str]:
+        if isinstance(self._records, PackedRecords):  # without building a record each
+            return list(self._records.ids)
         return [record.id for record in self._records]
 
     def _paired(self) -> tuple[npt.NDArray[np.intp], dict[str, FloatColumn]] | None:
@@ -400,9 +411,9 @@ class ExampleColumns(ExampleTable):
             blessed = {spec: array[kept].tolist() for spec, array in paired[1].items()}
             present = (at >= 0).tolist()
         outputs_of = self._baseline_outputs
-        for index in range(start, stop):
-            at_slice = index - start
-            record = self._records[index]
+        # a slice, not each record by index: packed records are cut out a block at a time
+        records = self._records[start:stop]
+        for at_slice, record in enumerate(records):
             example_id = record.id
             row: dict[str, Any] = {"id": example_id}
             if record.line:
@@ -438,7 +449,8 @@ class ExampleColumns(ExampleTable):
             if outputs_of is not None and old is None:
                 row["new"] = True
             if self._notes:
-                notes = {s: n[index] or "" for s, n in self._notes.items() if n[index]}
+                position = start + at_slice
+                notes = {s: n[position] or "" for s, n in self._notes.items() if n[position]}
                 if notes:
                     row["notes"] = notes
             yield row
@@ -490,8 +502,8 @@ class ExampleColumns(ExampleTable):
         if not flips:
             return {}
         found: dict[str, set[int]] = {}
-        for index, record in enumerate(self._records):
-            for spec in flips.get(record.id, ()):
+        for index, example_id in enumerate(self.ids):
+            for spec in flips.get(example_id, ()):
                 found.setdefault(spec, set()).add(index)
         return {spec: frozenset(positions) for spec, positions in found.items()}
 
@@ -499,7 +511,7 @@ class ExampleColumns(ExampleTable):
         blessed = self._baseline_outputs
         if blessed is None:
             return 0
-        return sum(blessed(record.id) is None for record in self._records)
+        return sum(blessed(example_id) is None for example_id in self.ids)
 
     def tags_at(self, index: int) -> Sequence[str]:
         return list(self._records[index].tags)
@@ -507,6 +519,10 @@ class ExampleColumns(ExampleTable):
     def golden_fields(self) -> Iterator[tuple[Any, Sequence[str], Sequence[str]]]:
         for record in self._records:
             yield record.input, record.references, record.tags
+
+    def record_digests(self) -> Sequence[str] | None:
+        found = self._record_digests
+        return found(self.ids) if found is not None else None
 
 
 def _by_id(flips: Mapping[str, Collection[str]]) -> dict[str, tuple[str, ...]]:

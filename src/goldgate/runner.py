@@ -70,6 +70,7 @@ from goldgate.golden_change import (
     with_blessed_outputs,
 )
 from goldgate.golden_file_index import FileComparison, compare_records, file_chunks
+from goldgate.golden_records import record_references, record_tags
 from goldgate.goldens import GoldenSet, golden_file_hash, is_dataset, load_goldens
 from goldgate.memory import release_free_memory
 from goldgate.metrics import parallel
@@ -407,7 +408,7 @@ def _score_reusing(
         return score_suite(config, name, progress=progress)
     suite = config.suites[name]
     golden = load_suite_goldens(config, name)
-    counts = [len(record.references) for record in golden.records]
+    counts = golden.reference_counts()
     signatures = {
         spec: str(metric.signature(counts)) for spec, metric in suite.create_metrics().items()
     }
@@ -421,7 +422,7 @@ def _score_reusing(
         and previous.system == digest
         and {m.metric: m.signature for m in previous.metrics} == signatures
         and len(outputs) == len(golden)
-        and all(record.id in outputs for record in golden.records)
+        and all(example_id in outputs for example_id in golden.ids())
     ):
         assert reviewed is not None  # previous came from it
         return score_suite(
@@ -465,7 +466,7 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
                 continue
             golden = load_suite_goldens(config, name)
             metrics = create_suite_metrics(config, name)
-            counts = [len(record.references) for record in golden.records]
+            counts = golden.reference_counts()
             signatures = {spec: str(metric.signature(counts)) for spec, metric in metrics.items()}
             note = None
             if blessed is not None:
@@ -611,12 +612,17 @@ def score_suite(
     outputs: dict[str, list[str]] = {}
     if known and system.kind != "predictions":
         outputs = {
-            record.id: list(known[record.id])
-            for record in golden.records
-            if len(known.get(record.id, ())) == system.samples
+            example_id: list(known[example_id])
+            for example_id in golden.ids()
+            if len(known.get(example_id, ())) == system.samples
         }
     reused = len(outputs) * system.samples
-    missing = tuple(record for record in golden.records if record.id not in outputs)
+    # the records still without outputs: all of them (the set itself) unless some are known
+    missing = golden
+    if outputs:
+        ids = golden.ids()
+        kept = tuple(golden.records[at] for at in range(len(ids)) if ids[at] not in outputs)
+        missing = replace(golden, records=kept)
     cache: CacheUse | None = None
     if reused:
         cache = CacheUse(
@@ -625,10 +631,10 @@ def score_suite(
             source=known_source,
             since=known_since,
         )
-    if missing:
+    if missing.records:
         obtained = collect_outputs(
             system,
-            replace(golden, records=missing),
+            missing,
             root=config.root,
             cache_dir=config.cache_dir,
             progress=progress,
@@ -734,7 +740,7 @@ def score_outputs(
     ``jobs`` processes score chunks of the set (None: every core on large sets), or the Dask
     cluster at ``dask``; the statistics do not depend on either.
     """
-    ids = [record.id for record in golden.records]
+    ids = golden.ids()
     samples = _sample_count(name, ids, outputs)
     pairs = list(metrics.items())
     workers = resolve_jobs(jobs, len(ids))
@@ -788,9 +794,9 @@ def scored_from_arrays(
 ) -> ScoredSuite:
     """A scored suite from per-example statistics (per sample, per metric) already computed:
     an ``(n, k)`` float64 array, or ``(1, n, k)`` compact statistics, per sample and metric."""
-    ids = [record.id for record in golden.records]
+    ids = golden.ids()
     samples = len(per_sample)
-    counts = [len(record.references) for record in golden.records]
+    counts = golden.reference_counts()
     scored_metrics = []
     for position, (spec, metric) in enumerate(pairs):
         # held compact for the rest of the run: the largest per-example holder of memory
@@ -805,7 +811,7 @@ def scored_from_arrays(
         scores=SuiteScores(
             name=name,
             ids=tuple(ids),
-            tags=tuple(record.tags for record in golden.records),
+            tags=tuple(record_tags(golden.records)),
             metrics=tuple(scored_metrics),
         ),
         notes=notes or {},
@@ -828,10 +834,10 @@ def _text_chunks(
     Built as the scoring consumes them: lists of every candidate and every reference list
     of a million-example set are never held at once.
     """
-    records = golden.records
-    for start in range(0, len(records), size):
-        part = records[start : start + size]
-        yield [outputs[r.id][sample] for r in part], [list(r.references) for r in part]
+    ids = golden.ids()
+    for start in range(0, len(ids), size):
+        candidates = [outputs[example_id][sample] for example_id in ids[start : start + size]]
+        yield candidates, record_references(golden.records, start, start + size)
 
 
 def _check_plugin_scores(
@@ -1051,6 +1057,9 @@ def _examples(
         flipped_to_right=evaluation.flipped_to_right,
         notes=scored.notes,
         paired_at=evaluation.paired_at,
+        # the digests the golden set computed as it was read (8 bytes an example), not
+        # computed again from every record for the history
+        record_digests=scored.golden.digests().of,
     )
 
 

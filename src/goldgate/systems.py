@@ -70,7 +70,8 @@ from goldgate.errors import (
     where_raised,
 )
 from goldgate.fingerprint import code_fingerprint
-from goldgate.goldens import GoldenRecord, GoldenSet, json_lines, read_utf8
+from goldgate.golden_records import GoldenRecord
+from goldgate.goldens import GoldenSet, json_lines, read_utf8
 from goldgate.progress import NullProgress, ProgressReporter
 
 STDERR_TAIL_LINES = 15
@@ -158,7 +159,7 @@ def collect_outputs(
         system, root=root, ignore=[cache_dir, golden.path, *ignore]
     )
     cache = OutputCache(cache_dir, golden.suite, identity, mode=system.cache)
-    outputs: dict[str, list[str | None]] = {r.id: [None] * system.samples for r in golden.records}
+    outputs: dict[str, list[str | None]] = {i: [None] * system.samples for i in golden.ids()}
     calls: list[Call] = []
     for record in golden.records:
         digest = input_hash(record.input)
@@ -265,10 +266,10 @@ def read_predictions(path: Path, golden: GoldenSet, *, samples: int = 1) -> dict
     strings: at a million lines, the file's id strings and a line number per id, kept until
     the end, would be freed between the outputs kept and leave the memory in holes.
     """
-    records = golden.records
-    index_of = {record.id: index for index, record in enumerate(records)}
+    ids = golden.ids()
+    index_of = {example_id: index for index, example_id in enumerate(ids)}
     lines = _FirstLines(index_of)
-    outputs_at: list[list[str] | None] = [None] * len(records)
+    outputs_at: list[list[str] | None] = [None] * len(ids)
     unknown: list[tuple[str, int]] = []
     for number, item in _prediction_rows(path):
         if samples == 1 and type(item) is dict and len(item) == 2:
@@ -297,13 +298,13 @@ def read_predictions(path: Path, golden: GoldenSet, *, samples: int = 1) -> dict
         raise SystemRunError(
             f"{path}: {len(unknown)} id(s) not in the golden set {golden.path}: {shown}"
         )
-    missing = [record.id for record, got in zip(records, outputs_at, strict=True) if got is None]
+    missing = [example_id for example_id, got in zip(ids, outputs_at, strict=True) if got is None]
     if missing:
         raise SystemRunError(
-            f"{path}: no output for {len(missing)} of {len(records)} golden id(s): {_ids(missing)}"
+            f"{path}: no output for {len(missing)} of {len(ids)} golden id(s): {_ids(missing)}"
         )
     return {
-        record.id: got for record, got in zip(records, outputs_at, strict=True) if got is not None
+        example_id: got for example_id, got in zip(ids, outputs_at, strict=True) if got is not None
     }
 
 

@@ -120,7 +120,11 @@ def record_run(result: RunResult, config: Config, *, source: str = "run") -> lis
 
 
 def _digests(suite: SuiteResult, table: ExampleTable) -> Sequence[str]:
-    # The golden set just read has them already (the same content hash, the same digests).
+    # The golden set just read has them already: the run's table was given them, or the
+    # set is still held (the same content hash, the same digests).
+    given = table.record_digests()
+    if given is not None:
+        return given
     known = loaded_digests(suite.golden_hash)
     if known is not None:
         digests = known.of(table.ids)

@@ -1,0 +1,314 @@
+"""Golden records, and a large golden set's records kept as columns of text.
+
+A million short records held as :class:`GoldenRecord` objects cost ~500 bytes each, most of
+it Python's headers: the record, a str for the input and for each reference, the tuple of
+references, the line's int. Held as columns (:class:`PackedRecords`) they cost about the
+characters themselves plus a few bytes of offsets: every input and reference of a block of
+records is one str, cut back into pieces when a record is read. A record is built only when
+it is asked for, and the columns a run reads of every record (ids, reference counts, tags,
+lines) are answered without building one.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate
+from types import MappingProxyType
+from typing import Any, overload
+
+#: the ``meta`` of every record without one: shared, and read-only so that sharing is safe
+NO_META: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class GoldenRecord:
+    """One golden example; ``line`` is its 1-based line (JSONL, CSV) or item number (YAML)."""
+
+    id: str
+    input: Any
+    references: tuple[str, ...]
+    tags: tuple[str, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=lambda: NO_META)
+    line: int = 0
+
+
+@dataclass(slots=True)
+class UnfrozenRecord:
+    """:class:`GoldenRecord`'s very layout, not frozen: a record made in bulk is built as
+    this (a frozen dataclass sets each field through ``object.__setattr__``, three times
+    slower, a second per million records) and then made a GoldenRecord, which Python
+    allows between classes of the same slots."""
+
+    id: str
+    input: Any
+    references: tuple[str, ...]
+    tags: tuple[str, ...]
+    meta: Mapping[str, Any]
+    line: int
+
+
+def quick_record(
+    record_id: str,
+    value: Any,
+    references: tuple[str, ...],
+    tags: tuple[str, ...],
+    meta: Mapping[str, Any],
+    line: int,
+) -> GoldenRecord:
+    """A :class:`GoldenRecord` of these fields, made without the frozen class's setters."""
+    record = UnfrozenRecord(record_id, value, references, tags, meta, line)
+    record.__class__ = GoldenRecord  # type: ignore[assignment]
+    return record  # type: ignore[return-value]
+
+
+#: records per block of text: a character outside Latin-1 widens only its own block's str
+_BLOCK = 4096
+
+
+class PackedRecords(Sequence[GoldenRecord]):
+    """Golden records as columns, in order; equal to any sequence of the same records.
+
+    Per block of :data:`_BLOCK` records: one str of every input and reference, the end of
+    each piece in it, and where each record's pieces start (its input, then its
+    references). Inputs that are not text and ``meta`` other than :data:`NO_META` are kept
+    aside by position (sets have few); ids and tags are the objects read.
+    """
+
+    __slots__ = ("_ends", "_firsts", "_ids", "_inputs", "_lines", "_metas", "_tags", "_texts")
+
+    def __init__(self) -> None:
+        """No records yet: :class:`RecordPacker` adds them a block at a time."""
+        self._ids: list[str] = []
+        self._tags: list[tuple[str, ...]] = []
+        self._lines = array("q")
+        self._inputs: dict[int, Any] = {}
+        self._metas: dict[int, Mapping[str, Any]] = {}
+        self._texts: list[str] = []
+        self._ends: list[array[int]] = []
+        self._firsts: list[array[int]] = []
+
+    def add_block(self, records: Sequence[GoldenRecord]) -> None:
+        """Pack the next block: :data:`_BLOCK` records (fewer for the last), all
+        :meth:`packable`."""
+        pieces: list[str] = []
+        firsts = array("I", [0])
+        for position, record in enumerate(records, len(self._ids)):
+            value = record.input
+            if type(value) is str:
+                pieces.append(value)
+            else:
+                pieces.append("")
+                self._inputs[position] = value
+            pieces.extend(record.references)
+            firsts.append(len(pieces))
+            if record.meta is not NO_META:
+                self._metas[position] = record.meta
+        self._texts.append("".join(pieces))
+        self._ends.append(array("I", accumulate(map(len, pieces))))
+        self._firsts.append(firsts)
+        self._ids.extend([record.id for record in records])
+        self._tags.extend([record.tags for record in records])
+        self._lines.extend([record.line for record in records])
+
+    @staticmethod
+    def packable(records: Sequence[GoldenRecord]) -> bool:
+        """Whether every input that is a str, and every reference, is exactly a str (what
+        is cut back out of a block's text must be what went in)."""
+        return all(
+            all(type(reference) is str for reference in record.references)
+            and (type(record.input) is str or not isinstance(record.input, str))
+            for record in records
+        )
+
+    # -- columns read of every record, without building records --------------------------
+
+    @property
+    def ids(self) -> list[str]:
+        """Every record's id, in order (the list itself: do not change it)."""
+        return self._ids
+
+    @property
+    def tag_tuples(self) -> list[tuple[str, ...]]:
+        """Every record's tags, in order (the list itself: do not change it)."""
+        return self._tags
+
+    def lines(self) -> list[int]:
+        """Every record's line, in order."""
+        return self._lines.tolist()
+
+    def reference_counts(self) -> list[int]:
+        """How many references each record has, in order."""
+        counts: list[int] = []
+        for firsts in self._firsts:
+            starts = firsts.tolist()
+            counts.extend(map(int.__sub__, starts[1:], starts[:-1]))
+        return [pieces - 1 for pieces in counts]
+
+    def references(self, start: int, stop: int) -> list[list[str]]:
+        """The references of records ``start`` to ``stop``, a list per record."""
+        found: list[list[str]] = []
+        for number, low, high in self._spans(start, stop):
+            text, starts, firsts = self._block(number)
+            for index in range(low, high):
+                first, last = firsts[index] + 1, firsts[index + 1]
+                found.append([text[starts[k] : starts[k + 1]] for k in range(first, last)])
+        return found
+
+    # -- the Sequence --------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    @overload
+    def __getitem__(self, index: int) -> GoldenRecord: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[GoldenRecord, ...]: ...
+    def __getitem__(self, index: int | slice) -> GoldenRecord | tuple[GoldenRecord, ...]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return tuple(self[i] for i in range(start, stop, step))
+            return tuple(self._records(start, stop))
+        count = len(self._ids)
+        if not -count <= index < count:
+            raise IndexError("golden record index out of range")
+        return self._record(index % count)
+
+    def _record(self, at: int) -> GoldenRecord:
+        """One record, read from its block's arrays without listing the block."""
+        number, index = divmod(at, _BLOCK)
+        text, ends, firsts = self._texts[number], self._ends[number], self._firsts[number]
+        first, last = firsts[index], firsts[index + 1]
+        starts = [ends[first - 1] if first else 0, *ends[first:last]]
+        value = self._inputs[at] if at in self._inputs else text[starts[0] : starts[1]]
+        references = tuple([text[starts[k] : starts[k + 1]] for k in range(1, last - first)])
+        meta = self._metas.get(at, NO_META)
+        return quick_record(self._ids[at], value, references, self._tags[at], meta, self._lines[at])
+
+    def __iter__(self) -> Iterator[GoldenRecord]:
+        return self._records(0, len(self._ids))
+
+    def _records(self, start: int, stop: int) -> Iterator[GoldenRecord]:
+        ids, tags, lines, inputs, metas = (
+            self._ids,
+            self._tags,
+            self._lines,
+            self._inputs,
+            self._metas,
+        )
+        make = quick_record
+        for number, low, high in self._spans(start, stop):
+            base = number * _BLOCK
+            text, starts, firsts = self._block(number)
+            for index in range(low, high):
+                at = base + index
+                first, last = firsts[index], firsts[index + 1]
+                value = inputs[at] if at in inputs else text[starts[first] : starts[first + 1]]
+                references = tuple(
+                    [text[starts[k] : starts[k + 1]] for k in range(first + 1, last)]
+                )
+                yield make(ids[at], value, references, tags[at], metas.get(at, NO_META), lines[at])
+
+    def _spans(self, start: int, stop: int) -> Iterator[tuple[int, int, int]]:
+        """The blocks records ``start`` to ``stop`` are in: each one's number and the
+        records' first and past-last positions in it."""
+        start, stop = max(start, 0), min(stop, len(self._ids))
+        for number in range(start // _BLOCK, (stop - 1) // _BLOCK + 1 if stop > start else 0):
+            base = number * _BLOCK
+            yield number, max(start - base, 0), min(stop - base, _BLOCK)
+
+    def _block(self, number: int) -> tuple[str, list[int], list[int]]:
+        """A block's text, the start of each of its pieces (and the end of the last), and
+        where each record's pieces start, as lists (indexing a list is the quick way)."""
+        starts = [0]
+        starts.extend(self._ends[number])
+        return self._texts[number], starts, self._firsts[number].tolist()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # records are not hashable (their meta)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self)} records)"
+
+
+class RecordPacker:
+    """Takes a golden set's records in order and packs each block as soon as it is full,
+    so that reading a large set never holds more than a block of records as objects
+    (records built whole and packed afterwards would leave their ids scattered through
+    the memory their texts held, which then could not be given back)."""
+
+    def __init__(self) -> None:
+        self._packed = PackedRecords()
+        self._pending: list[GoldenRecord] = []
+        #: the records kept as they are, once one could not be packed
+        self._plain: list[GoldenRecord] | None = None
+
+    def append(self, record: GoldenRecord) -> None:
+        self._pending.append(record)
+        if len(self._pending) == _BLOCK:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._plain is None and PackedRecords.packable(self._pending):
+            self._packed.add_block(self._pending)
+        else:
+            if self._plain is None:
+                self._plain = list(self._packed)
+            self._plain.extend(self._pending)
+        self._pending = []
+
+    def records(self) -> Sequence[GoldenRecord]:
+        """Every record taken: :class:`PackedRecords`, or a tuple when one holds text of
+        another type than str where text belongs (records made by hand)."""
+        if self._pending:
+            self._flush()
+        return tuple(self._plain) if self._plain is not None else self._packed
+
+
+def pack_records(records: Iterable[GoldenRecord]) -> Sequence[GoldenRecord]:
+    """``records`` packed (see :meth:`RecordPacker.records`)."""
+    packer = RecordPacker()
+    for record in records:
+        packer.append(record)
+    return packer.records()
+
+
+def record_ids(records: Sequence[GoldenRecord]) -> list[str]:
+    """Every record's id, in order."""
+    if isinstance(records, PackedRecords):
+        return list(records.ids)
+    return [record.id for record in records]
+
+
+def reference_counts(records: Sequence[GoldenRecord]) -> list[int]:
+    """How many references each record has, in order."""
+    if isinstance(records, PackedRecords):
+        return records.reference_counts()
+    return [len(record.references) for record in records]
+
+
+def record_tags(records: Sequence[GoldenRecord]) -> list[tuple[str, ...]]:
+    """Every record's tags, in order."""
+    if isinstance(records, PackedRecords):
+        return list(records.tag_tuples)
+    return [record.tags for record in records]
+
+
+def record_lines(records: Sequence[GoldenRecord]) -> list[int]:
+    """Every record's line, in order."""
+    if isinstance(records, PackedRecords):
+        return records.lines()
+    return [record.line for record in records]
+
+
+def record_references(records: Sequence[GoldenRecord], start: int, stop: int) -> list[list[str]]:
+    """The references of records ``start`` to ``stop``, a list per record."""
+    if isinstance(records, PackedRecords):
+        return records.references(start, stop)
+    return [list(record.references) for record in records[start:stop]]

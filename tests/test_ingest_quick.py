@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from goldgate import goldens
+from goldgate import golden_records, goldens
 from goldgate.baseline import SuiteBaseline, verify_suite
 from goldgate.errors import BaselineError, GoldenSetError, GoldgateError, InputError
 from goldgate.goldens import (
@@ -220,11 +220,17 @@ _SETTINGS = settings(
 
 
 @_SETTINGS
-@given(text=jsonl(), batch=st.sampled_from([1, 7, 40, 1 << 20]))
+@given(
+    text=jsonl(),
+    batch=st.sampled_from([1, 7, 40, 1 << 20]),
+    block=st.sampled_from([1, 2, 4096]),
+)
 def test_a_golden_set_reads_as_the_careful_way_reads_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, batch: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, batch: int, block: int
 ) -> None:
+    # records are hashed and packed a block at a time as they are read
     monkeypatch.setattr(goldens, "_BATCH_CHARS", batch)
+    monkeypatch.setattr(golden_records, "_BLOCK", block)
     path = tmp_path / "qa.jsonl"
     path.write_text(text, "utf-8", newline="")
     assert outcome(path) == reference_outcome(path)

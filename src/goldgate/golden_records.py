@@ -12,7 +12,7 @@ lines) are answered without building one.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from types import MappingProxyType
@@ -89,38 +89,38 @@ class PackedRecords(Sequence[GoldenRecord]):
         self._ends: list[array[int]] = []
         self._firsts: list[array[int]] = []
 
-    def add_block(self, records: Sequence[GoldenRecord]) -> None:
-        """Pack the next block: :data:`_BLOCK` records (fewer for the last), all
-        :meth:`packable`."""
+    def add_block(self, records: Sequence[GoldenRecord]) -> bool:
+        """Pack the next block, :data:`_BLOCK` records (fewer for the last one), unless a
+        reference in it is not exactly a str (what is cut back out of a block's text must
+        be what went in): whether it was packed. An input that is not exactly a str is
+        kept aside as it is."""
         pieces: list[str] = []
+        add, add_all = pieces.append, pieces.extend
         firsts = array("I", [0])
+        inputs: dict[int, Any] = {}
+        metas: dict[int, Mapping[str, Any]] = {}
         for position, record in enumerate(records, len(self._ids)):
             value = record.input
             if type(value) is str:
-                pieces.append(value)
+                add(value)
             else:
-                pieces.append("")
-                self._inputs[position] = value
-            pieces.extend(record.references)
+                add("")
+                inputs[position] = value
+            add_all(record.references)
             firsts.append(len(pieces))
             if record.meta is not NO_META:
-                self._metas[position] = record.meta
+                metas[position] = record.meta
+        if not set(map(type, pieces)) <= {str}:
+            return False
+        self._inputs.update(inputs)
+        self._metas.update(metas)
         self._texts.append("".join(pieces))
         self._ends.append(array("I", accumulate(map(len, pieces))))
         self._firsts.append(firsts)
         self._ids.extend([record.id for record in records])
         self._tags.extend([record.tags for record in records])
         self._lines.extend([record.line for record in records])
-
-    @staticmethod
-    def packable(records: Sequence[GoldenRecord]) -> bool:
-        """Whether every input that is a str, and every reference, is exactly a str (what
-        is cut back out of a block's text must be what went in)."""
-        return all(
-            all(type(reference) is str for reference in record.references)
-            and (type(record.input) is str or not isinstance(record.input, str))
-            for record in records
-        )
+        return True
 
     # -- columns read of every record, without building records --------------------------
 
@@ -150,10 +150,11 @@ class PackedRecords(Sequence[GoldenRecord]):
         """The references of records ``start`` to ``stop``, a list per record."""
         found: list[list[str]] = []
         for number, low, high in self._spans(start, stop):
-            text, starts, firsts = self._block(number)
-            for index in range(low, high):
-                first, last = firsts[index] + 1, firsts[index + 1]
-                found.append([text[starts[k] : starts[k + 1]] for k in range(first, last)])
+            pieces, firsts = self._block(number)
+            # a record's references are its pieces after the first (its input)
+            after_inputs = [first + 1 for first in firsts[low:high]]
+            cuts = map(slice, after_inputs, firsts[low + 1 : high + 1])
+            found.extend(map(pieces.__getitem__, cuts))
         return found
 
     # -- the Sequence --------------------------------------------------------------------
@@ -201,14 +202,12 @@ class PackedRecords(Sequence[GoldenRecord]):
         make = quick_record
         for number, low, high in self._spans(start, stop):
             base = number * _BLOCK
-            text, starts, firsts = self._block(number)
+            pieces, firsts = self._block(number)
             for index in range(low, high):
                 at = base + index
-                first, last = firsts[index], firsts[index + 1]
-                value = inputs[at] if at in inputs else text[starts[first] : starts[first + 1]]
-                references = tuple(
-                    [text[starts[k] : starts[k + 1]] for k in range(first + 1, last)]
-                )
+                first = firsts[index]
+                value = inputs[at] if at in inputs else pieces[first]
+                references = tuple(pieces[first + 1 : firsts[index + 1]])
                 yield make(ids[at], value, references, tags[at], metas.get(at, NO_META), lines[at])
 
     def _spans(self, start: int, stop: int) -> Iterator[tuple[int, int, int]]:
@@ -219,12 +218,12 @@ class PackedRecords(Sequence[GoldenRecord]):
             base = number * _BLOCK
             yield number, max(start - base, 0), min(stop - base, _BLOCK)
 
-    def _block(self, number: int) -> tuple[str, list[int], list[int]]:
-        """A block's text, the start of each of its pieces (and the end of the last), and
-        where each record's pieces start, as lists (indexing a list is the quick way)."""
-        starts = [0]
-        starts.extend(self._ends[number])
-        return self._texts[number], starts, self._firsts[number].tolist()
+    def _block(self, number: int) -> tuple[list[str], list[int]]:
+        """A block's pieces, cut out of its text all at once, and where each record's
+        pieces start (cutting them one record at a time is twice as slow)."""
+        text, ends = self._texts[number], self._ends[number].tolist()
+        pieces = list(map(text.__getitem__, map(slice, [0, *ends], ends)))
+        return pieces, self._firsts[number].tolist()
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str):
@@ -243,31 +242,40 @@ class RecordPacker:
     (records built whole and packed afterwards would leave their ids scattered through
     the memory their texts held, which then could not be given back)."""
 
-    def __init__(self) -> None:
+    def __init__(self, each_block: Callable[[Sequence[GoldenRecord]], None] | None = None) -> None:
+        """``each_block`` (optional) is given each block of records before it is packed."""
+        self._each_block = each_block
         self._packed = PackedRecords()
-        self._pending: list[GoldenRecord] = []
-        #: the records kept as they are, once one could not be packed
+        #: the records taken and not packed yet: a reader appends to it, and calls
+        #: :meth:`settle` now and then (a list's own append is the quick way to take them)
+        self.pending: list[GoldenRecord] = []
+        #: the records kept as they are, once a block could not be packed
         self._plain: list[GoldenRecord] | None = None
 
-    def append(self, record: GoldenRecord) -> None:
-        self._pending.append(record)
-        if len(self._pending) == _BLOCK:
-            self._flush()
+    def settle(self) -> None:
+        """Pack every full block of the records pending."""
+        pending = self.pending
+        full = len(pending) - len(pending) % _BLOCK
+        for start in range(0, full, _BLOCK):
+            self._take(pending[start : start + _BLOCK])
+        del pending[:full]
 
-    def _flush(self) -> None:
-        if self._plain is None and PackedRecords.packable(self._pending):
-            self._packed.add_block(self._pending)
-        else:
-            if self._plain is None:
-                self._plain = list(self._packed)
-            self._plain.extend(self._pending)
-        self._pending = []
+    def _take(self, block: list[GoldenRecord]) -> None:
+        if self._each_block is not None:
+            self._each_block(block)
+        if self._plain is None and self._packed.add_block(block):
+            return
+        if self._plain is None:
+            self._plain = list(self._packed)
+        self._plain.extend(block)
 
     def records(self) -> Sequence[GoldenRecord]:
-        """Every record taken: :class:`PackedRecords`, or a tuple when one holds text of
-        another type than str where text belongs (records made by hand)."""
-        if self._pending:
-            self._flush()
+        """Every record taken: :class:`PackedRecords`, or a tuple when a reference is
+        text of another type than str (records made by hand)."""
+        self.settle()
+        if self.pending:
+            self._take(self.pending)
+            self.pending.clear()
         return tuple(self._plain) if self._plain is not None else self._packed
 
 
@@ -275,7 +283,9 @@ def pack_records(records: Iterable[GoldenRecord]) -> Sequence[GoldenRecord]:
     """``records`` packed (see :meth:`RecordPacker.records`)."""
     packer = RecordPacker()
     for record in records:
-        packer.append(record)
+        packer.pending.append(record)
+        if len(packer.pending) == _BLOCK:
+            packer.settle()
     return packer.records()
 
 

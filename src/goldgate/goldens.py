@@ -23,7 +23,7 @@ import io
 import json
 import re
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from json.encoder import encode_basestring
@@ -219,9 +219,14 @@ def _hashes(records: Sequence[GoldenRecord]) -> tuple[str, bytes]:
     """
     ids = record_ids(records)
     ascending = all(map(str.__lt__, ids, ids[1:])) if all(type(i) is str for i in ids) else False
-    order: Sequence[int] = (
-        range(len(ids)) if ascending else sorted(range(len(ids)), key=ids.__getitem__)
-    )
+    if ascending:  # the content hash's text is in file order: fed as the digests are
+        hashes = _RecordHashes()
+        for start in range(0, len(ids), _HASH_BATCH):
+            hashes.add(records[start : start + _HASH_BATCH])
+        found = hashes.result()
+        assert found is not None  # the ids ascend
+        return found
+    order = sorted(range(len(ids)), key=ids.__getitem__)
     digests = [b""] * len(ids)
     whole = hashlib.sha256(b"[")
     sha256 = hashlib.sha256
@@ -230,15 +235,8 @@ def _hashes(records: Sequence[GoldenRecord]) -> tuple[str, bytes]:
     tag_texts: dict[tuple[str, ...], str] = {}
     for start in range(0, len(order), _HASH_BATCH):
         parts = []
-        positions = order[start : start + _HASH_BATCH]
-        # a slice where it can be: packed records are cut out a block at a time
-        batch = (
-            records[start : start + _HASH_BATCH]
-            if ascending
-            else map(records.__getitem__, positions)
-        )
-        for index, record in zip(positions, batch, strict=True):
-            content, canonical = texts_of(record, tag_texts)
+        for index in order[start : start + _HASH_BATCH]:
+            content, canonical = texts_of(records[index], tag_texts)
             parts.append(content)
             digests[index] = sha256(canonical.encode("utf-8")).digest()[:8]
         # the items of the whole list's JSON, joined by the same separator
@@ -246,6 +244,62 @@ def _hashes(records: Sequence[GoldenRecord]) -> tuple[str, bytes]:
         whole.update(("," + text if start else text).encode("utf-8"))
     whole.update(b"]")
     return "sha256:" + whole.hexdigest(), b"".join(digests)
+
+
+class _RecordHashes:
+    """:func:`_hashes` of records fed in order a batch at a time, such as a golden set's
+    while it is read (hashing them then, as objects, costs less than building them again
+    from packed text): every record's digest, and the content hash while the ids ascend
+    (its text is sorted by id, so fed in file order it is that text only then)."""
+
+    def __init__(self) -> None:
+        self._whole = hashlib.sha256(b"[")
+        self._fed = False
+        self._digests: list[bytes] = []
+        self._tag_texts: dict[tuple[str, ...], str] = {}
+        self._last: str | None = None
+        self.ascending = True
+        #: a record held text that UTF-8 cannot encode (a lone surrogate): nothing hashes
+        self.unencodable = False
+
+    def add(self, records: Iterable[GoldenRecord]) -> None:
+        """Hash the next records (``UnicodeEncodeError`` for one with a lone surrogate)."""
+        parts = []
+        digests, sha256, tag_texts = self._digests, hashlib.sha256, self._tag_texts
+        last, ascending = self._last, self.ascending
+        for record in records:
+            content, canonical = _record_texts(record, tag_texts)
+            digests.append(sha256(canonical.encode("utf-8")).digest()[:8])
+            if ascending:
+                record_id = record.id
+                if type(record_id) is str and (last is None or last < record_id):
+                    last = record_id
+                    parts.append(content)
+                else:
+                    ascending = False
+        self._last, self.ascending = last, ascending
+        if ascending and parts:
+            # the items of the whole list's JSON, joined by the same separator
+            text = ",".join(parts)
+            self._whole.update(("," + text if self._fed else text).encode("utf-8"))
+            self._fed = True
+
+    def add_as_read(self, records: Sequence[GoldenRecord]) -> None:
+        """:meth:`add`, noting a lone surrogate instead of raising (the reader goes on, so
+        that a problem on a later line is still the error, as when hashing came after)."""
+        if not self.unencodable:
+            try:
+                self.add(records)
+            except UnicodeEncodeError:
+                self.unencodable = True
+
+    def result(self) -> tuple[str, bytes] | None:
+        """The content hash and the digests' raw bytes; None when the ids did not ascend."""
+        if not self.ascending or self.unencodable:
+            return None
+        whole = self._whole.copy()
+        whole.update(b"]")
+        return "sha256:" + whole.hexdigest(), b"".join(self._digests)
 
 
 def records_hash(records: Sequence[GoldenRecord]) -> str:
@@ -311,30 +365,32 @@ def load_goldens(path: Path, suite: str) -> GoldenSet:
     if suffix not in JSONL_SUFFIXES + YAML_SUFFIXES + CSV_SUFFIXES + PARQUET_SUFFIXES:
         known = ", ".join(JSONL_SUFFIXES + YAML_SUFFIXES + CSV_SUFFIXES + PARQUET_SUFFIXES)
         raise GoldenSetError(f"{path}: unknown golden set format {suffix!r} (use {known})")
-    # records are packed a block at a time as they are read (see RecordPacker)
-    packer = RecordPacker()
+    # records are hashed and packed a block at a time as they are read (see RecordPacker)
+    hashes = _RecordHashes()
+    packer = RecordPacker(hashes.add_as_read)
     with paused_gc():
         if suffix in PARQUET_SUFFIXES:
-            seen = _validate_into(_read_parquet(path), path, packer)
+            seen = _validate_into(_read_parquet(path), path, packer.pending, packer)
         else:
             data = read_bytes(path, GoldenSetError, what="golden set")
             file_hash = _file_hash(data)
             text = decode_utf8(data, str(path), GoldenSetError)
             del data
             if suffix in JSONL_SUFFIXES:
-                seen = _jsonl_into(text, path, packer)
+                seen = _jsonl_into(text, path, packer.pending, packer)
             elif suffix in YAML_SUFFIXES:
-                seen = _validate_into(_read_yaml(text, path), path, packer)
+                seen = _validate_into(_read_yaml(text, path), path, packer.pending, packer)
             else:
-                seen = _validate_into(_read_csv(text, path), path, packer)
+                seen = _validate_into(_read_csv(text, path), path, packer.pending, packer)
             del text
         frozen = packer.records()
         if not frozen:
             raise GoldenSetError(f"{path}: the golden set is empty")
-        try:
-            digest, digests = _hashes(frozen)
-        except UnicodeEncodeError:
-            raise _surrogate_error(frozen, path, seen) from None
+        if hashes.unencodable:
+            raise _surrogate_error(frozen, path, seen)
+        # ids out of order: the content hash is computed again, in the order of the ids
+        found = hashes.result() or _hashes(frozen)
+        digest, digests = found
     golden = GoldenSet(suite=suite, path=path, records=frozen, content_hash=digest)
     object.__setattr__(golden, "_digest_bytes", digests)
     if suffix not in PARQUET_SUFFIXES:
@@ -385,23 +441,28 @@ def validated_records(raw: _Raw, path: Path | str) -> tuple[list[GoldenRecord], 
     return records, _validate_into(raw, path, records)
 
 
-#: where a reader puts the records it makes, in order
-_Records = list[GoldenRecord] | RecordPacker
-
-
-def _validate_into(raw: _Raw, path: Path | str, records: _Records) -> dict[str, int]:
-    """:func:`validated_records`, appending the records to ``records``; returns id → line."""
+def _validate_into(
+    raw: _Raw, path: Path | str, records: list[GoldenRecord], packer: RecordPacker | None = None
+) -> dict[str, int]:
+    """:func:`validated_records`, appending the records to ``records``; returns id → line.
+    With a ``packer`` (whose pending list ``records`` is), full blocks are packed as read."""
     seen: dict[str, int] = {}
     for where, number, data in raw:
         _keep(_record(data, path, where, number), where, path, records, seen)
+        if packer is not None and len(records) >= _PACK_EVERY:
+            packer.settle()
     return seen
+
+
+#: records a reader lets pile up before it has a packer pack the full blocks among them
+_PACK_EVERY = 8192
 
 
 def _keep(
     record: GoldenRecord,
     where: int,
     path: Path | str,
-    records: _Records,
+    records: list[GoldenRecord],
     seen: dict[str, int],
 ) -> None:
     """Append ``record`` (from line ``where``); an id seen before is an error naming both."""
@@ -475,8 +536,11 @@ def jsonl_records(text: str, path: Path) -> tuple[list[GoldenRecord], dict[str, 
     return records, _jsonl_into(text, path, records)
 
 
-def _jsonl_into(text: str, path: Path, records: _Records) -> dict[str, int]:
-    """:func:`jsonl_records`, appending the records to ``records``; returns id → line."""
+def _jsonl_into(
+    text: str, path: Path, records: list[GoldenRecord], packer: RecordPacker | None = None
+) -> dict[str, int]:
+    """:func:`jsonl_records`, appending the records to ``records``; returns id → line.
+    With a ``packer`` (whose pending list ``records`` is), full blocks are packed as read."""
     seen: dict[str, int] = {}
     #: one object per distinct tag and per distinct tuple of tags, however many records
     #: carry it (a str never equals a tuple: one dict holds both)
@@ -487,6 +551,8 @@ def _jsonl_into(text: str, path: Path, records: _Records) -> dict[str, int]:
             if record is None:
                 record = _record(data, path, number, number)
             _keep(record, number, path, records, seen)
+        if packer is not None:
+            packer.settle()
     return seen
 
 

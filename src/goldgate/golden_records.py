@@ -63,6 +63,9 @@ def quick_record(
     return record  # type: ignore[return-value]
 
 
+#: a record's id, input, references and tags
+RecordFields = tuple[str, Any, tuple[str, ...], tuple[str, ...]]
+
 #: records per block of text: a character outside Latin-1 widens only its own block's str
 _BLOCK = 4096
 
@@ -76,7 +79,17 @@ class PackedRecords(Sequence[GoldenRecord]):
     aside by position (sets have few); ids and tags are the objects read.
     """
 
-    __slots__ = ("_ends", "_firsts", "_ids", "_inputs", "_lines", "_metas", "_tags", "_texts")
+    __slots__ = (
+        "_cut",
+        "_ends",
+        "_firsts",
+        "_ids",
+        "_inputs",
+        "_lines",
+        "_metas",
+        "_tags",
+        "_texts",
+    )
 
     def __init__(self) -> None:
         """No records yet: :class:`RecordPacker` adds them a block at a time."""
@@ -88,6 +101,9 @@ class PackedRecords(Sequence[GoldenRecord]):
         self._texts: list[str] = []
         self._ends: list[array[int]] = []
         self._firsts: list[array[int]] = []
+        #: the block cut last, kept: slices read in order often start in the block the
+        #: slice before them ended in (its pieces are not cut out again)
+        self._cut: tuple[int, list[str], list[int]] | None = None
 
     def add_block(self, records: Sequence[GoldenRecord]) -> bool:
         """Pack the next block, :data:`_BLOCK` records (fewer for the last one), unless a
@@ -192,14 +208,16 @@ class PackedRecords(Sequence[GoldenRecord]):
         return self._records(0, len(self._ids))
 
     def _records(self, start: int, stop: int) -> Iterator[GoldenRecord]:
-        ids, tags, lines, inputs, metas = (
-            self._ids,
-            self._tags,
-            self._lines,
-            self._inputs,
-            self._metas,
-        )
-        make = quick_record
+        lines, metas, make = self._lines, self._metas, quick_record
+        at = max(start, 0)
+        for record_id, value, references, tags in self.fields(start, stop):
+            yield make(record_id, value, references, tags, metas.get(at, NO_META), lines[at])
+            at += 1
+
+    def fields(self, start: int, stop: int) -> Iterator[RecordFields]:
+        """``(id, input, references, tags)`` of records ``start`` to ``stop``, without
+        building records (what a record's content hash is made of)."""
+        ids, tags, inputs = self._ids, self._tags, self._inputs
         for number, low, high in self._spans(start, stop):
             base = number * _BLOCK
             pieces, firsts = self._block(number)
@@ -207,8 +225,7 @@ class PackedRecords(Sequence[GoldenRecord]):
                 at = base + index
                 first = firsts[index]
                 value = inputs[at] if at in inputs else pieces[first]
-                references = tuple(pieces[first + 1 : firsts[index + 1]])
-                yield make(ids[at], value, references, tags[at], metas.get(at, NO_META), lines[at])
+                yield ids[at], value, tuple(pieces[first + 1 : firsts[index + 1]]), tags[at]
 
     def _spans(self, start: int, stop: int) -> Iterator[tuple[int, int, int]]:
         """The blocks records ``start`` to ``stop`` are in: each one's number and the
@@ -221,9 +238,14 @@ class PackedRecords(Sequence[GoldenRecord]):
     def _block(self, number: int) -> tuple[list[str], list[int]]:
         """A block's pieces, cut out of its text all at once, and where each record's
         pieces start (cutting them one record at a time is twice as slow)."""
+        cut = self._cut
+        if cut is not None and cut[0] == number:
+            return cut[1], cut[2]
         text, ends = self._texts[number], self._ends[number].tolist()
         pieces = list(map(text.__getitem__, map(slice, [0, *ends], ends)))
-        return pieces, self._firsts[number].tolist()
+        firsts = self._firsts[number].tolist()
+        self._cut = (number, pieces, firsts)  # one assignment: safe between threads
+        return pieces, firsts
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str):
@@ -315,6 +337,13 @@ def record_lines(records: Sequence[GoldenRecord]) -> list[int]:
     if isinstance(records, PackedRecords):
         return records.lines()
     return [record.line for record in records]
+
+
+def record_fields(records: Sequence[GoldenRecord], start: int, stop: int) -> list[RecordFields]:
+    """``(id, input, references, tags)`` of records ``start`` to ``stop``."""
+    if isinstance(records, PackedRecords):
+        return list(records.fields(start, stop))
+    return [(r.id, r.input, r.references, r.tags) for r in records[start:stop]]
 
 
 def record_references(records: Sequence[GoldenRecord], start: int, stop: int) -> list[list[str]]:

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from json.encoder import encode_basestring
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from goldgate.errors import GoldenSetError, GoldgateError, did_you_mean
 from goldgate.golden_records import NO_META as NO_META
 from goldgate.golden_records import GoldenRecord as GoldenRecord
 from goldgate.golden_records import (
+    RecordFields,
     RecordPacker,
     quick_record,
     record_ids,
@@ -305,34 +307,55 @@ class _RecordHashes:
 def records_hash(records: Sequence[GoldenRecord]) -> str:
     """The SHA-256 (hex) of the records' piece of the :func:`content_hash` text, sorted by id:
     the same for the same records in any order (and any file's bytes)."""
+    return fields_hash(
+        [(record.id, record.input, record.references, record.tags) for record in records]
+    )
+
+
+def fields_hash(fields: list[RecordFields]) -> str:
+    """:func:`records_hash` of records given by their fields (see ``record_fields``)."""
     tag_texts: dict[tuple[str, ...], str] = {}
-    ordered = sorted(records, key=lambda record: record.id)
-    text = ",".join(_record_texts(record, tag_texts)[0] for record in ordered)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    fields.sort(key=itemgetter(0))
+    parts = []
+    for record_id, value, references, tags in fields:
+        try:
+            parts.append(_field_texts(record_id, value, references, tags, tag_texts)[0])
+        except TypeError:  # see _record_texts
+            record = GoldenRecord(record_id, value, tuple(references), tags)
+            parts.append(_canonical_texts(record)[0])
+    return hashlib.sha256(",".join(parts).encode("utf-8")).hexdigest()
 
 
 def _record_texts(record: GoldenRecord, tag_texts: dict[tuple[str, ...], str]) -> tuple[str, str]:
     """A record's piece of the content hash's text and its digest's text; ``tag_texts``
     keeps the JSON items of each tuple of tags met so far (sets use a few), sorted."""
-    text_of = encode_basestring
-    value = record.input
-    tags = record.tags
     try:
-        if type(value) is str:
-            content_input = digest_input = text_of(value)
-        else:
-            content_input = _CONTENT_ENCODER.encode(value)
-            digest_input = _DIGEST_ENCODER.encode(value)
-        references = ",".join(map(text_of, record.references))
-        tags_text = tag_texts.get(tags)
-        if tags_text is None:
-            tags_text = tag_texts[tags] = ",".join(map(text_of, sorted(tags)))
-        content = _CONTENT % (text_of(record.id), content_input, references, tags_text)
-        canonical = _CANONICAL % (digest_input, references, tags_text)
+        return _field_texts(record.id, record.input, record.references, record.tags, tag_texts)
     except TypeError:  # not text where text belongs (records built by hand): the
         # encoders themselves write it, or refuse it as they always did
         return _canonical_texts(record)
-    return content, canonical
+
+
+def _field_texts(
+    record_id: str,
+    value: Any,
+    references: Sequence[str],
+    tags: tuple[str, ...],
+    tag_texts: dict[tuple[str, ...], str],
+) -> tuple[str, str]:
+    """:func:`_record_texts` of a record's fields (``TypeError`` where text is not text)."""
+    text_of = encode_basestring
+    if type(value) is str:
+        content_input = digest_input = text_of(value)
+    else:
+        content_input = _CONTENT_ENCODER.encode(value)
+        digest_input = _DIGEST_ENCODER.encode(value)
+    references_text = ",".join(map(text_of, references))
+    tags_text = tag_texts.get(tags)
+    if tags_text is None:
+        tags_text = tag_texts[tags] = ",".join(map(text_of, sorted(tags)))
+    content = _CONTENT % (text_of(record_id), content_input, references_text, tags_text)
+    return content, _CANONICAL % (digest_input, references_text, tags_text)
 
 
 def _canonical_texts(record: GoldenRecord) -> tuple[str, str]:

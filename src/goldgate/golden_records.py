@@ -304,10 +304,7 @@ class RecordPacker:
 def pack_records(records: Iterable[GoldenRecord]) -> Sequence[GoldenRecord]:
     """``records`` packed (see :meth:`RecordPacker.records`)."""
     packer = RecordPacker()
-    for record in records:
-        packer.pending.append(record)
-        if len(packer.pending) == _BLOCK:
-            packer.settle()
+    packer.pending.extend(records)
     return packer.records()
 
 

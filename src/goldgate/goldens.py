@@ -308,16 +308,15 @@ def records_hash(records: Sequence[GoldenRecord]) -> str:
     """The SHA-256 (hex) of the records' piece of the :func:`content_hash` text, sorted by id:
     the same for the same records in any order (and any file's bytes)."""
     return fields_hash(
-        [(record.id, record.input, record.references, record.tags) for record in records]
+        (record.id, record.input, record.references, record.tags) for record in records
     )
 
 
-def fields_hash(fields: list[RecordFields]) -> str:
+def fields_hash(fields: Iterable[RecordFields]) -> str:
     """:func:`records_hash` of records given by their fields (see ``record_fields``)."""
     tag_texts: dict[tuple[str, ...], str] = {}
-    fields.sort(key=itemgetter(0))
     parts = []
-    for record_id, value, references, tags in fields:
+    for record_id, value, references, tags in sorted(fields, key=itemgetter(0)):
         try:
             parts.append(_field_texts(record_id, value, references, tags, tag_texts)[0])
         except TypeError:  # see _record_texts

@@ -18,6 +18,11 @@ processes, each with ``--jobs 1`` and ``--jobs 2``:
   run+edited     the same with one golden record's references edited (the golden set
                  changed: gated on the examples both sides share)
 
+With ``--jobs 1`` the run against the baseline is run once more in a process that times
+the CPU of its scoring (``score_chunks_compact``: texts cut into chunks, tokenised and
+counted) and of its paired bootstraps (``compare_many``: the suite and its tag slices), each
+in the thread that does it, and prints the bootstraps' share of the metrics' time.
+
 Printed per command: wall seconds, CPU seconds (user + system, pool workers included: on a
 shared machine the steadier figure), peak memory (the whole process tree, sampled every
 20 ms from /proc, so a pool's workers count) and the files written (result.json, the report
@@ -26,11 +31,13 @@ and memory per example), which say what a bigger set costs.
 
     python benchmarks/bench_scale.py                      # 10k, 100k, 1M
     python benchmarks/bench_scale.py --sizes 10000 100000 --jobs 1 2
+    python benchmarks/bench_scale.py --sizes 1000000 --jobs 1 --share-only
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -41,6 +48,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 CONFIG = """\
 version: 1
@@ -212,6 +220,55 @@ def measure(directory: Path, argv: list[str]) -> tuple[float, float, int, float]
     return seconds, peak / 2**20, code, sum(cpu.values())
 
 
+def measure_share(directory: Path, argv: list[str]) -> dict[str, float]:
+    """CPU seconds of scoring and of the bootstraps in ``goldgate ARGV`` (see share_child)."""
+    completed = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--share-child", *argv],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if completed.returncode not in (0, 1):
+        sys.stderr.write(completed.stderr)
+        raise SystemExit(f"goldgate {' '.join(argv)} failed with exit code {completed.returncode}")
+    share: dict[str, float] = json.loads(completed.stdout.splitlines()[-1])
+    return share
+
+
+def share_child(argv: list[str]) -> int:
+    """Run goldgate's command line here, timing scoring and the bootstraps by thread CPU time.
+
+    Both run in the thread that calls them with ``--jobs 1`` (one BLAS thread, as the command
+    line loads NumPy), so the thread's CPU time is theirs alone; a pool's workers would not
+    be counted, hence ``--jobs 1``.
+    """
+    from goldgate import cli
+
+    cli._single_threaded_blas()
+    import goldgate.gate as gate
+    import goldgate.runner as runner
+
+    spent = {"scoring_cpu": 0.0, "bootstrap_cpu": 0.0}
+
+    def timed(name: str, function: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            begin = time.thread_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[name] += time.thread_time() - begin
+
+        return wrapper
+
+    runner.score_chunks_compact = timed("scoring_cpu", runner.score_chunks_compact)  # type: ignore[assignment]
+    gate.compare_many = timed("bootstrap_cpu", gate.compare_many)  # type: ignore[assignment]
+    with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+        code = cli.main(argv)
+    print(json.dumps(spent))
+    return code
+
+
 def _high_water(pid: int) -> int:
     """The peak resident bytes of process ``pid`` so far (VmHWM; 0 once it is gone)."""
     try:
@@ -255,6 +312,9 @@ def bench_size(size: int, jobs: list[int], formats: str, resamples: int) -> list
             seconds, peak, code, cpu = measure(directory, ["run", "-q", "--jobs", str(job)])
             row = _row(directory, size, "run+baseline", job, seconds, peak, cpu)
             row["exit"] = code
+            if job == 1:
+                row.update(measure_share(directory, ["run", "-q", "--jobs", "1"]))
+                print(json.dumps(row), file=sys.stderr, flush=True)
             rows.append(row)
             # the same with one golden record edited, as in a pull request that fixes one
             goldens = directory / "goldens.jsonl"
@@ -332,6 +392,34 @@ def print_rows(rows: list[dict[str, object]]) -> None:
         )
 
 
+def print_shares(rows: list[dict[str, object]]) -> None:
+    """The bootstraps' CPU time against the metrics', per size (``--jobs 1`` runs)."""
+    shares = [row for row in rows if "bootstrap_cpu" in row]
+    if not shares:
+        return
+    print()
+    print("| examples | scoring (metrics) CPU | bootstraps CPU | bootstraps ÷ metrics |")
+    print("|---:|---:|---:|---:|")
+    for row in shares:
+        scoring, bootstrap = float(row["scoring_cpu"]), float(row["bootstrap_cpu"])  # type: ignore[arg-type]
+        ratio = bootstrap / scoring if scoring else float("nan")
+        print(f"| {row['size']:,} | {scoring:.1f} s | {bootstrap:.1f} s | {ratio:.2f}× |")
+
+
+def share_only(size: int, resamples: int) -> dict[str, object]:
+    """Generate a project, bless it and time the shares of a run against the baseline."""
+    with tempfile.TemporaryDirectory(prefix=f"goldgate-share-{size}-") as name:
+        directory = Path(name)
+        generate(directory, size, "json", resamples)
+        measure(directory, ["bless", "-q", "--jobs", "1"])
+        (directory / "predictions.jsonl").rename(directory / "blessed.jsonl")
+        (directory / "changed.jsonl").rename(directory / "predictions.jsonl")
+        row: dict[str, object] = {"size": size}
+        row.update(measure_share(directory, ["run", "-q", "--jobs", "1"]))
+        print(json.dumps(row), file=sys.stderr, flush=True)
+        return row
+
+
 def print_slopes(rows: list[dict[str, object]]) -> None:
     """Time and memory per example between consecutive sizes, per command and jobs."""
     print()
@@ -358,17 +446,31 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=1, help="--share-only measurements per size")
     parser.add_argument(
         "--formats", default="json", help="report formats, comma-separated (default: json)"
     )
     parser.add_argument("--json", type=Path, help="also write every measurement here")
+    parser.add_argument(
+        "--share-only",
+        action="store_true",
+        help="only the bootstraps' share of a run against the baseline, at each size",
+    )
+    if sys.argv[1:2] == ["--share-child"]:
+        return share_child(sys.argv[2:])
     args = parser.parse_args()
     rows: list[dict[str, object]] = []
+    if args.share_only:
+        for _ in range(args.repeat):
+            rows += [share_only(size, args.resamples) for size in args.sizes]
+        print_shares(rows)
+        return 0
     for size in args.sizes:
         rows += bench_size(size, args.jobs, args.formats, args.resamples)
         print(f"[{size:,} done]", file=sys.stderr, flush=True)
     print_rows(rows)
     print_slopes(rows)
+    print_shares(rows)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0

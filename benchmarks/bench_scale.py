@@ -403,7 +403,7 @@ def print_shares(rows: list[dict[str, object]]) -> None:
     for row in shares:
         scoring, bootstrap = float(row["scoring_cpu"]), float(row["bootstrap_cpu"])  # type: ignore[arg-type]
         ratio = bootstrap / scoring if scoring else float("nan")
-        print(f"| {row['size']:,} | {scoring:.1f} s | {bootstrap:.1f} s | {ratio:.2f}× |")
+        print(f"| {row['size']:,} | {scoring:.2f} s | {bootstrap:.2f} s | {ratio:.2f}× |")
 
 
 def share_only(size: int, resamples: int) -> dict[str, object]:

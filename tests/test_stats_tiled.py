@@ -359,3 +359,57 @@ def test_gapped_views_give_the_totals_of_copies(spread: int) -> None:
         got = stats.resampled_totals_many(views, resamples=70, seed=spread, concurrent=concurrent)
         want = stats.resampled_totals_many(copies, resamples=70, seed=spread, concurrent=concurrent)
         _assert_bitwise_equal(got, want)
+
+
+def _whole_reference(
+    blocks: Sequence[stats.Block], *, resamples: int, seed: int
+) -> list[FloatArray]:
+    """The small sets' path of ``resampled_totals_many`` before it merged blocks: every block
+    whole, its own product with every block of float64 counts."""
+    n = stats._block_shape(blocks[0])[0]
+    whole = [stats._block_rows(block, 0, n) for block in blocks]
+    outs = [np.empty((resamples, matrix.shape[1]), dtype=np.float64) for matrix in whole]
+    row = 0
+    for counts in stats.resample_counts(n, resamples=resamples, seed=seed):
+        for out, matrix in zip(outs, whole, strict=True):
+            out[row : row + counts.shape[0]] = counts @ matrix
+        row += counts.shape[0]
+    return outs
+
+
+@pytest.mark.parametrize("changed", [0, 1, 37, 900])
+@pytest.mark.parametrize("n", [1, 50, 9_000])
+def test_small_sets_merge_exact_blocks_with_the_same_totals(n: int, changed: int) -> None:
+    """Below the tiled size exact blocks are multiplied side by side and a repeating block
+    from its predecessor's totals: the totals keep the bits of one product per block."""
+    changed = min(changed, n // 10)
+    blocks = _paired(n, np.random.default_rng(n + changed), changed=changed)
+    got = stats.resampled_totals_many(blocks, resamples=230, seed=changed)
+    _assert_bitwise_equal(got, _whole_reference(blocks, resamples=230, seed=changed))
+    for index, total in enumerate(got):
+        assert all(not np.shares_memory(total, other) for other in got[index + 1 :])
+
+
+@pytest.mark.parametrize("n", [2_000, stats._TILED_ABOVE + 1_000])
+def test_one_exact_metric_against_a_baseline_that_mostly_repeats_it(n: int) -> None:
+    """A single exact block merged alone: the baseline's totals (its own plus the changed
+    examples') once aliased the current side's, so that every resampled delta was zero and
+    any drop read as significant with an interval of [0, 0]."""
+    rng = np.random.default_rng(5)
+    baseline = np.column_stack([rng.integers(0, 2, n), np.ones(n)]).astype(np.float64)
+    current = baseline.copy()
+    current[: n // 50, 0] = 1 - current[: n // 50, 0]
+    blocks: list[stats.Block] = [
+        CompactStats.of(current[np.newaxis]),
+        CompactStats.of(baseline[np.newaxis]),
+    ]
+    assert isinstance(stats._repeats(blocks, [True, True])[1], stats._Delta)
+    got = stats.resampled_totals_many(blocks, resamples=40, seed=3)
+    reference = (
+        _reference_totals(blocks, resamples=40, seed=3)
+        if n > stats._TILED_ABOVE
+        else _whole_reference(blocks, resamples=40, seed=3)
+    )
+    _assert_bitwise_equal(got, reference)
+    assert not np.shares_memory(got[0], got[1])
+    assert not np.array_equal(got[0], got[1])

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -201,16 +201,77 @@ def resampled_totals_many(
     """
     n = _block_shape(blocks[0])[0]
     if n <= _TILED_ABOVE:
-        whole = [_block_rows(block, 0, n) for block in blocks]
-        outs = [np.empty((resamples, block.shape[1]), dtype=np.float64) for block in whole]
-        row = 0
-        for counts in resample_counts(n, resamples=resamples, seed=seed):
-            for out, matrix in zip(outs, whole, strict=True):
-                out[row : row + counts.shape[0]] = counts @ matrix
-            row += counts.shape[0]
-        return outs
+        return _whole_totals(blocks, n, resamples=resamples, seed=seed)
     products = max(1, _PRODUCTS_PER_PASS // max(1, concurrent))
     return _tiled_totals(blocks, n, resamples=resamples, seed=seed, products=products)
+
+
+def _whole_totals(
+    blocks: Sequence[Block], n: int, *, resamples: int, seed: int
+) -> list[FloatArray]:
+    """``resampled_totals_many`` of a small set: every block whole, times counts as float64.
+
+    Exact blocks (:func:`_exact_products`) are multiplied side by side in one product, and a
+    block that repeats the block before it (:func:`_repeats`) is that block's totals plus the
+    changed examples' difference: exact integers, the same bits however they are grouped.
+    Every other block keeps its own product of every resample block, as it always had.
+    """
+    exact = [_exact_products(block) for block in blocks]
+    repeated = _repeats(blocks, exact)
+    own = [index for index in range(len(blocks)) if index not in repeated]
+    merged = [index for index in own if exact[index]]
+    widths = [_block_shape(block)[1] for block in blocks]
+    starts = list(itertools.accumulate((widths[i] for i in merged), initial=0))
+    offsets = dict(zip(merged, starts[:-1], strict=True))
+    merged_matrix = np.empty((n, starts[-1]), dtype=np.float64)
+    for index in merged:
+        at = offsets[index]
+        merged_matrix[:, at : at + widths[index]] = _block_rows(blocks[index], 0, n)
+    fractional = {i: _block_rows(blocks[i], 0, n) for i in own if not exact[i]}
+    deltas = {i: found for i, found in repeated.items() if found is not None}
+    merged_out = np.empty((resamples, merged_matrix.shape[1]), dtype=np.float64)
+    outs = {i: np.empty((resamples, widths[i]), dtype=np.float64) for i in fractional}
+    changed = {i: np.empty((resamples, widths[i]), dtype=np.float64) for i in deltas}
+    row = 0
+    for counts in resample_counts(n, resamples=resamples, seed=seed):
+        rows = slice(row, row + counts.shape[0])
+        if merged:
+            merged_out[rows] = counts @ merged_matrix
+        for index, matrix in fractional.items():
+            outs[index][rows] = counts @ matrix
+        for index, found in deltas.items():
+            changed[index][rows] = found.product(counts)
+        row += counts.shape[0]
+    return _assembled(blocks, exact, repeated, merged_out, offsets, outs, changed)
+
+
+def _assembled(
+    blocks: Sequence[Block],
+    exact: Sequence[bool],
+    repeated: Mapping[int, _Delta | None],
+    merged_out: FloatArray,
+    merged_at: Mapping[int, int],
+    fractional: Mapping[int, FloatArray],
+    changed: Mapping[int, FloatArray],
+) -> list[FloatArray]:
+    """Every block's totals, each an array of its own: an exact block's columns of
+    ``merged_out`` (from ``merged_at``), plus the changed examples' difference when it
+    repeats the block before it; a fractional block's own totals, or its predecessor's."""
+    totals: list[FloatArray] = []
+    for index, block in enumerate(blocks):
+        source = index - 1 if index in repeated else index
+        if not exact[source]:
+            totals.append(fractional[source].copy() if index in repeated else fractional[source])
+            continue
+        at = merged_at[source]
+        # A copy even when the columns are all of merged_out (a single exact block): the
+        # totals of a repeating block are added to below, and must not be its source's.
+        total = merged_out[:, at : at + _block_shape(block)[1]].copy()
+        if index in changed:
+            # both exact integers below 2**52: their float64 sum is the exact total
+            total += changed[index]
+        totals.append(total)
+    return totals
 
 
 def _tiled_totals(
@@ -303,21 +364,15 @@ def _tiled_totals(
                 for first in range(0, rows, _PASS_ROWS):
                     last = min(first + _PASS_ROWS, rows)
                     out[start + first : start + last] += part[first:last] @ matrix
-    totals: list[FloatArray] = []
-    for index, block in enumerate(blocks):
-        source = index - 1 if index in repeated else index
-        if exact[source]:
-            width = _block_shape(block)[1]
-            at = merged_at[source]
-            total = np.ascontiguousarray(merged_out[:, at : at + width])
-            if index in deltas:
-                # both exact integers below 2**52: their float64 sum is the exact total
-                total += deltas[index][1]
-            totals.append(total)
-        else:
-            out = fractional[source][1]
-            totals.append(out.copy() if index in repeated else out)
-    return totals
+    return _assembled(
+        blocks,
+        exact,
+        repeated,
+        merged_out,
+        merged_at,
+        {index: out for index, (_, out) in fractional.items()},
+        {index: out for index, (_, out) in deltas.items()},
+    )
 
 
 #: A block is taken as the block before it plus a difference when at most this share of its
@@ -358,7 +413,7 @@ class _Delta:
         gathered = counts[:, local].astype(np.float64)
         return gathered @ self.diff[first:last].astype(np.float64)
 
-    def product(self, counts: npt.NDArray[np.integer[Any]]) -> FloatArray:
+    def product(self, counts: npt.NDArray[np.integer[Any] | np.float64]) -> FloatArray:
         """``counts[:, rows] @ diff`` in float64, ``_TILE`` rows at a time (exact integers, so
         grouped in any way), with no gathered copy of every changed example's counts."""
         out = np.zeros((counts.shape[0], self.diff.shape[1]), dtype=np.float64)
@@ -484,6 +539,8 @@ def _scores_of_totals(metric: Metric[Any], totals: FloatArray, samples: int) -> 
     """Per-resample scores from ``(resamples, samples * k)`` totals, averaged over samples."""
     k = totals.shape[1] // samples
     score = metric.score_stats
+    if samples == 1:  # fsum of one score divided by one is that score, bit for bit
+        return np.array([score(row) for row in totals.tolist()], dtype=np.float64)
     values = np.empty(totals.shape[0], dtype=np.float64)
     for index, row in enumerate(totals.tolist()):
         values[index] = math.fsum(score(row[s * k : (s + 1) * k]) for s in range(samples)) / samples

@@ -191,3 +191,20 @@ def test_interval_is_ordered_and_p_in_range(pattern: list[tuple[bool, bool]], se
     assert result.interval.low >= -100.0 and result.interval.high <= 100.0
     if current == baseline:
         assert result.p_value == 1.0
+
+
+def test_one_exact_metric_on_a_large_set_against_a_baseline_that_mostly_holds() -> None:
+    """One integer metric gated alone above the tiled size, 1 % of its examples flipped from
+    right to wrong: a real interval around the drop, as the two sides' totals are their own
+    (they once aliased, which made every resampled delta zero: interval [0, 0], p = 1/1001)."""
+    n = 40_000
+    rng = random.Random(3)
+    baseline = [rng.random() < 0.8 for _ in range(n)]
+    current = list(baseline)
+    for index in [i for i, ok in enumerate(baseline) if ok][: n // 100]:
+        current[index] = False
+    result = paired_bootstrap(
+        accuracy(), right_wrong(current), right_wrong(baseline), resamples=200
+    )
+    assert result.delta == pytest.approx(-100 / 100)
+    assert result.interval.low < result.delta < result.interval.high < 0

@@ -115,11 +115,10 @@ _TILE = 4_096
 _PASS_ROWS = 32
 #: A pass draws this many times ``_PASS_ROWS`` resamples: each tile's statistics are expanded
 #: once per pass, and blocks of integers are multiplied by the whole pass at once. The pass's
-#: 1-byte counts are 128 MB at a million examples: four products a pass instead of two cost
-#: 80 MiB more at the gate's peak and take 8-11 % less CPU in the bootstraps, back to back
-#: (bench_gate_scale.py at 1M with 5 % changed: 22.4-24.3 against 24.7-26.5 s). Bootstraps
-#: running at once in threads share it: each draws ``4 // concurrent`` products a pass.
-_PRODUCTS_PER_PASS = 4
+#: 1-byte counts are 64 MB at a million examples (four products a pass, 128 MB, were no
+#: faster: 63.1 against 61.2 s of CPU for the gate of bench_gate_scale.py at 1M). Bootstraps
+#: running at once in threads share it: each draws ``_PASS_ROWS`` resamples a pass.
+_PRODUCTS_PER_PASS = 2
 #: A count above this is not kept in the pass: that resample is multiplied whole, at once.
 _COUNT_LIMIT = np.iinfo(np.uint16).max
 #: Integer statistics whose products with counts up to ``_COUNT_LIMIT`` stay below this are

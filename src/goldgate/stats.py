@@ -206,6 +206,45 @@ def resampled_totals_many(
     return _tiled_totals(blocks, n, resamples=resamples, seed=seed, products=products)
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """How ``resampled_totals_many`` multiplies its blocks, whatever the size of the set:
+    which are exact (:func:`_exact_products`), which repeat the block before them
+    (:func:`_repeats`), and where each exact block that does not repeat has its columns in
+    the one product of them all side by side."""
+
+    exact: list[bool]
+    repeated: dict[int, _Delta | None]
+    #: the exact blocks multiplied side by side, in order, and where their columns start
+    merged: list[int]
+    merged_at: dict[int, int]
+    merged_width: int
+
+    @classmethod
+    def of(cls, blocks: Sequence[Block]) -> _Layout:
+        exact = [_exact_products(block) for block in blocks]
+        repeated = _repeats(blocks, exact)
+        merged = [i for i, is_exact in enumerate(exact) if is_exact and i not in repeated]
+        widths = (_block_shape(blocks[index])[1] for index in merged)
+        starts = list(itertools.accumulate(widths, initial=0))
+        merged_at = dict(zip(merged, starts[:-1], strict=True))
+        return cls(exact, repeated, merged, merged_at, starts[-1])
+
+    @property
+    def fractional(self) -> list[int]:
+        """The blocks that are not exact and do not repeat: each multiplied on its own."""
+        return [
+            index
+            for index, is_exact in enumerate(self.exact)
+            if not is_exact and index not in self.repeated
+        ]
+
+    @property
+    def deltas(self) -> dict[int, _Delta]:
+        """The exact blocks taken as the block before them plus a difference."""
+        return {index: found for index, found in self.repeated.items() if found is not None}
+
+
 def _whole_totals(
     blocks: Sequence[Block], n: int, *, resamples: int, seed: int
 ) -> list[FloatArray]:
@@ -216,54 +255,51 @@ def _whole_totals(
     changed examples' difference: exact integers, the same bits however they are grouped.
     Every other block keeps its own product of every resample block, as it always had.
     """
-    exact = [_exact_products(block) for block in blocks]
-    repeated = _repeats(blocks, exact)
-    own = [index for index in range(len(blocks)) if index not in repeated]
-    merged = [index for index in own if exact[index]]
-    widths = [_block_shape(block)[1] for block in blocks]
-    starts = list(itertools.accumulate((widths[i] for i in merged), initial=0))
-    offsets = dict(zip(merged, starts[:-1], strict=True))
-    merged_matrix = np.empty((n, starts[-1]), dtype=np.float64)
-    for index in merged:
-        at = offsets[index]
-        merged_matrix[:, at : at + widths[index]] = _block_rows(blocks[index], 0, n)
-    fractional = {i: _block_rows(blocks[i], 0, n) for i in own if not exact[i]}
-    deltas = {i: found for i, found in repeated.items() if found is not None}
-    merged_out = np.empty((resamples, merged_matrix.shape[1]), dtype=np.float64)
-    outs = {i: np.empty((resamples, widths[i]), dtype=np.float64) for i in fractional}
-    changed = {i: np.empty((resamples, widths[i]), dtype=np.float64) for i in deltas}
+    layout = _Layout.of(blocks)
+    merged_matrix = np.empty((n, layout.merged_width), dtype=np.float64)
+    for index in layout.merged:
+        at = layout.merged_at[index]
+        merged_matrix[:, at : at + _block_shape(blocks[index])[1]] = _block_rows(
+            blocks[index], 0, n
+        )
+    fractional = {index: _block_rows(blocks[index], 0, n) for index in layout.fractional}
+    deltas = layout.deltas
+    merged_out = np.empty((resamples, layout.merged_width), dtype=np.float64)
+    outs = {i: np.empty((resamples, m.shape[1]), dtype=np.float64) for i, m in fractional.items()}
+    changed = {
+        i: np.empty((resamples, d.diff.shape[1]), dtype=np.float64) for i, d in deltas.items()
+    }
     row = 0
     for counts in resample_counts(n, resamples=resamples, seed=seed):
         rows = slice(row, row + counts.shape[0])
-        if merged:
+        if layout.merged:
             merged_out[rows] = counts @ merged_matrix
         for index, matrix in fractional.items():
             outs[index][rows] = counts @ matrix
         for index, found in deltas.items():
             changed[index][rows] = found.product(counts)
         row += counts.shape[0]
-    return _assembled(blocks, exact, repeated, merged_out, offsets, outs, changed)
+    return _assembled(blocks, layout, merged_out, outs, changed)
 
 
 def _assembled(
     blocks: Sequence[Block],
-    exact: Sequence[bool],
-    repeated: Mapping[int, _Delta | None],
+    layout: _Layout,
     merged_out: FloatArray,
-    merged_at: Mapping[int, int],
     fractional: Mapping[int, FloatArray],
     changed: Mapping[int, FloatArray],
 ) -> list[FloatArray]:
     """Every block's totals, each an array of its own: an exact block's columns of
-    ``merged_out`` (from ``merged_at``), plus the changed examples' difference when it
-    repeats the block before it; a fractional block's own totals, or its predecessor's."""
+    ``merged_out``, plus the changed examples' difference when it repeats the block before
+    it; a fractional block's own totals, or its predecessor's."""
     totals: list[FloatArray] = []
     for index, block in enumerate(blocks):
-        source = index - 1 if index in repeated else index
-        if not exact[source]:
-            totals.append(fractional[source].copy() if index in repeated else fractional[source])
+        source = index - 1 if index in layout.repeated else index
+        if not layout.exact[source]:
+            own = fractional[source]
+            totals.append(own.copy() if index in layout.repeated else own)
             continue
-        at = merged_at[source]
+        at = layout.merged_at[source]
         # A copy even when the columns are all of merged_out (a single exact block): the
         # totals of a repeating block are added to below, and must not be its source's.
         total = merged_out[:, at : at + _block_shape(block)[1]].copy()
@@ -285,23 +321,18 @@ def _tiled_totals(
     tile after tile: the very operations, and so the very roundings, of its first results.
     A block that repeats the block before it (:func:`_repeats`) is not multiplied whole.
     """
-    exact = [_exact_products(block) for block in blocks]
-    repeated = _repeats(blocks, exact)
-    merged = [index for index, is_exact in enumerate(exact) if is_exact and index not in repeated]
+    layout = _Layout.of(blocks)
+    merged = layout.merged
     merged_blocks = [blocks[index] for index in merged]
-    offsets = list(itertools.accumulate((_block_shape(b)[1] for b in merged_blocks), initial=0))
-    merged_at = dict(zip(merged, offsets[:-1], strict=True))
-    merged_width = offsets[-1]
+    merged_width = layout.merged_width
     merged_out = np.zeros((resamples, merged_width), dtype=np.float64)
     fractional = {
-        index: (block, np.zeros((resamples, _block_shape(block)[1]), dtype=np.float64))
-        for index, (block, is_exact) in enumerate(zip(blocks, exact, strict=True))
-        if not is_exact and index not in repeated
+        index: (blocks[index], np.zeros((resamples, _block_shape(blocks[index])[1])))
+        for index in layout.fractional
     }
     deltas = {
         index: (found, np.zeros((resamples, found.diff.shape[1]), dtype=np.float64))
-        for index, found in repeated.items()
-        if isinstance(found, _Delta)
+        for index, found in layout.deltas.items()
     }
     rng = np.random.default_rng(seed)
     pass_rows = _PASS_ROWS * products
@@ -366,10 +397,8 @@ def _tiled_totals(
                     out[start + first : start + last] += part[first:last] @ matrix
     return _assembled(
         blocks,
-        exact,
-        repeated,
+        layout,
         merged_out,
-        merged_at,
         {index: out for index, (_, out) in fractional.items()},
         {index: out for index, (_, out) in deltas.items()},
     )

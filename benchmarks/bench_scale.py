@@ -209,15 +209,20 @@ def measure(directory: Path, argv: list[str]) -> tuple[float, float, int, float]
     assert process.stderr is not None
     errors = process.stderr.read().decode("utf-8", "replace")
     code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
-        sys.stderr.write(errors)
-        raise SystemExit(f"goldgate {' '.join(argv)} failed with exit code {code}")
+    _exit_ok(argv, code, errors)
     # The main process's exact CPU time replaces the sampled one, the workers' are as last
     # sampled. Its peak is its own high-water mark as last sampled (a short peak between
     # samples still counts), not wait4's ru_maxrss: that starts from the resident size of
     # this benchmark when it forked the child (700 MiB after generating 1M examples).
     cpu[process.pid] = usage.ru_utime + usage.ru_stime
     return seconds, peak / 2**20, code, sum(cpu.values())
+
+
+def _exit_ok(argv: list[str], code: int, errors: str) -> None:
+    """Stop the benchmark, showing goldgate's stderr, unless it passed (0) or gated (1)."""
+    if code not in (0, 1):
+        sys.stderr.write(errors)
+        raise SystemExit(f"goldgate {' '.join(argv)} failed with exit code {code}")
 
 
 def measure_share(directory: Path, argv: list[str]) -> dict[str, float]:
@@ -229,9 +234,7 @@ def measure_share(directory: Path, argv: list[str]) -> dict[str, float]:
         text=True,
         check=False,
     )
-    if completed.returncode not in (0, 1):
-        sys.stderr.write(completed.stderr)
-        raise SystemExit(f"goldgate {' '.join(argv)} failed with exit code {completed.returncode}")
+    _exit_ok(argv, completed.returncode, completed.stderr)
     share: dict[str, float] = json.loads(completed.stdout.splitlines()[-1])
     return share
 
@@ -261,8 +264,12 @@ def share_child(argv: list[str]) -> int:
 
         return wrapper
 
-    runner.score_chunks_compact = timed("scoring_cpu", runner.score_chunks_compact)  # type: ignore[assignment]
-    gate.compare_many = timed("bootstrap_cpu", gate.compare_many)  # type: ignore[assignment]
+    # the names the command line calls, replaced where it looks them up
+    for module, name, label in (
+        (runner, "score_chunks_compact", "scoring_cpu"),
+        (gate, "compare_many", "bootstrap_cpu"),
+    ):
+        setattr(module, name, timed(label, getattr(module, name)))
     with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
         code = cli.main(argv)
     print(json.dumps(spent))
@@ -313,8 +320,9 @@ def bench_size(size: int, jobs: list[int], formats: str, resamples: int) -> list
             row = _row(directory, size, "run+baseline", job, seconds, peak, cpu)
             row["exit"] = code
             if job == 1:
-                row.update(measure_share(directory, ["run", "-q", "--jobs", "1"]))
-                print(json.dumps(row), file=sys.stderr, flush=True)
+                share = measure_share(directory, ["run", "-q", "--jobs", "1"])
+                row.update(share)
+                print(json.dumps({"size": size, **share}), file=sys.stderr, flush=True)
             rows.append(row)
             # the same with one golden record edited, as in a pull request that fixes one
             goldens = directory / "goldens.jsonl"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -15,6 +16,7 @@ from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
 from goldgate.metrics.sacre_tokenizers import (
     TOKENIZER_NAMES,
+    _split_periods_and_commas,
     get_tokenizer,
     is_chinese_char,
     tokenize_13a,
@@ -59,6 +61,30 @@ def test_zh_character_set_is_sacrebleus_for_every_code_point() -> None:
         hex(cp) for cp in range(0x110000) if is_chinese_char(chr(cp)) != is_peer_chinese(chr(cp))
     ]
     assert mismatches == []
+
+
+def _sacrebleu_periods_and_commas(line: str) -> str:
+    """sacrebleu's two rules for periods and commas, as it writes them (tokenizer_re.py)."""
+    line = re.sub(r"([^0-9])([\.,])", r"\1 \2 ", line)
+    return re.sub(r"([\.,])([^0-9])", r" \1 \2", line)
+
+
+@settings(max_examples=400, deadline=None)
+@given(line=st.text(alphabet=".,.,09a -\n", max_size=30) | tokenizer_soup)
+def test_period_comma_rules_equal_sacrebleus_regexes(line: str) -> None:
+    # runs of periods and commas after and before digits, letters, spaces, the line's ends;
+    # the same tokens, and the same characters (only spaces may differ in number)
+    got, expected = _split_periods_and_commas(line), _sacrebleu_periods_and_commas(line)
+    assert got.split() == expected.split()
+    assert got.replace(" ", "") == expected.replace(" ", "")
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["...", "a...", "5...", "...5", ",a", "5,.,b", "a.5.", ". .", "x,,,,,", "9,,,,9", "3.14", "."],
+)
+def test_period_comma_rules_on_runs(line: str) -> None:
+    assert _split_periods_and_commas(line).split() == _sacrebleu_periods_and_commas(line).split()
 
 
 @pytest.mark.parametrize(

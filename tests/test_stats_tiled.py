@@ -413,3 +413,14 @@ def test_one_exact_metric_against_a_baseline_that_mostly_repeats_it(n: int) -> N
     _assert_bitwise_equal(got, reference)
     assert not np.shares_memory(got[0], got[1])
     assert not np.array_equal(got[0], got[1])
+
+
+def test_an_empty_set_has_zero_totals() -> None:
+    # counts of (resamples, 0) times any (0, m) block: zeros, never the buffers' old bytes
+    blocks = [np.zeros((0, 2)), CompactStats.of(np.zeros((1, 0, 2))), np.zeros((0, 3)) + 0.5]
+    for _ in range(5):
+        leftovers = [np.full((40, 3), 9.0) for _ in range(10)]
+        del leftovers
+        totals = stats.resampled_totals_many(blocks, resamples=40, seed=0)
+        assert [t.shape for t in totals] == [(40, 2), (40, 2), (40, 3)]
+        assert all(not t.any() for t in totals)

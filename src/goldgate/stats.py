@@ -200,6 +200,8 @@ def resampled_totals_many(
     among them; the totals do not depend on it.
     """
     n = _block_shape(blocks[0])[0]
+    if n == 0:  # nothing drawn: every total is zero (the paths below would leave them unset)
+        return [np.zeros((resamples, _block_shape(block)[1])) for block in blocks]
     if n <= _TILED_ABOVE:
         return _whole_totals(blocks, n, resamples=resamples, seed=seed)
     products = max(1, _PRODUCTS_PER_PASS // max(1, concurrent))

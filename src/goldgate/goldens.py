@@ -379,6 +379,17 @@ def is_dataset(location: str) -> bool:
     return any(char in location for char in "*?[") and not Path(location).exists()
 
 
+def golden_format(name: str) -> str | None:
+    """The reader a golden set file of this name is read with (by its suffix, as
+    :func:`load_goldens` chooses it); None for a suffix no reader takes."""
+    from goldgate.parquet import PARQUET_SUFFIXES
+
+    suffix = Path(name).suffix.lower()
+    formats = {"jsonl": JSONL_SUFFIXES, "yaml": YAML_SUFFIXES, "csv": CSV_SUFFIXES}
+    formats["parquet"] = PARQUET_SUFFIXES
+    return next((kind for kind, suffixes in formats.items() if suffix in suffixes), None)
+
+
 def load_goldens(path: Path, suite: str) -> GoldenSet:
     """Read, validate and hash a golden set (format chosen by the file's suffix)."""
     from goldgate.parquet import PARQUET_SUFFIXES

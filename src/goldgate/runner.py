@@ -71,7 +71,13 @@ from goldgate.golden_change import (
 )
 from goldgate.golden_file_index import FileComparison, compare_records, file_chunks
 from goldgate.golden_records import record_references, record_tags
-from goldgate.goldens import GoldenSet, golden_file_hash, is_dataset, load_goldens
+from goldgate.goldens import (
+    GoldenSet,
+    golden_file_hash,
+    golden_format,
+    is_dataset,
+    load_goldens,
+)
 from goldgate.memory import release_free_memory
 from goldgate.metrics import parallel
 from goldgate.metrics.batch import BatchMetric, MetricContext
@@ -524,6 +530,11 @@ def _check_by_index(
     nrefs = blessed_nrefs(blessed)
     path = config.suites[name].goldens
     if nrefs is None:
+        return None
+    # The same bytes are the same records only when read by the same reader: a file renamed
+    # from .jsonl to .csv (or .json) holds other records, or none, in the blessed bytes.
+    reader = golden_format(path.name)
+    if reader is None or reader != golden_format(blessed.goldens):
         return None
     if golden_file_hash(path) == blessed.golden_file_hash:
         return _check_unchanged(config, name, blessed, nrefs, label)

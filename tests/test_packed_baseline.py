@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import resource
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +25,7 @@ from goldgate.baseline import (
 from goldgate.compact_stats import as_float
 from goldgate.config import load_config
 from goldgate.errors import BaselineError
-from goldgate.packed import pack_columns, unpack_columns
+from goldgate.packed import PackError, pack_bytes, pack_columns, unpack_bytes, unpack_columns
 from goldgate.runner import bless, run
 from tests.test_scale import make_project
 
@@ -311,3 +314,24 @@ def test_a_few_outputs_asked_out_of_order_build_no_table_of_positions() -> None:
     scattered = [ids[(5 * i) % 30] for i in range(40)]
     assert [outputs(i) for i in scattered] == [[f"out {i} ü"] for i in scattered]
     assert "position" in vars(outputs)  # many lookups out of order: the table pays
+
+
+def test_a_block_that_inflates_past_its_size_is_refused_before_it_is_held() -> None:
+
+    # 512 MiB of zeros in ~0.5 MB of zlib: a tampered digests block of 6,000 examples
+    inflater = zlib.compressobj(9)
+    chunk = bytes(1 << 20)
+    bomb = b"".join(inflater.compress(chunk) for _ in range(512)) + inflater.flush()
+    sha256, _ = pack_bytes(b"")
+    data = base64.b64encode(bomb).decode()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(PackError, match="inflates past the 48000 bytes"):
+        unpack_bytes(data, sha256, "digests", size=48_000)
+    grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mib < 64  # never the 512 MiB it would inflate to
+    # a block of the expected size still decodes, and a truncated one is refused
+    sha256, data = pack_bytes(b"x" * 48_000)
+    assert unpack_bytes(data, sha256, "digests", size=48_000) == b"x" * 48_000
+    cut = base64.b64encode(base64.b64decode(data)[:-6]).decode()
+    with pytest.raises(PackError, match="does not decode"):
+        unpack_bytes(cut, sha256, "digests", size=48_000)

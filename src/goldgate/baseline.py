@@ -457,7 +457,7 @@ def _decode_table(suite: SuiteBaseline) -> _Table:
         raise PackError(f"ids: expected a list of {n} strings")
     if len(set(ids)) != n:
         raise PackError("ids: an id appears twice")
-    raw = unpack_bytes(packed.digests.data, packed.digests.sha256, "digests")
+    raw = unpack_bytes(packed.digests.data, packed.digests.sha256, "digests", size=8 * n)
     if len(raw) != 8 * n:
         raise PackError(f"digests: {len(raw)} bytes, expected {8 * n}")
     stats = {}

@@ -44,11 +44,30 @@ def pack_bytes(raw: bytes) -> tuple[str, str]:
     return hashlib.sha256(raw).hexdigest(), base64.b64encode(zlib.compress(raw, _LEVEL)).decode()
 
 
-def unpack_bytes(data: str, sha256: str, what: str) -> bytes:
-    """The raw bytes of a block; ``PackError`` naming ``what`` when it is damaged."""
+def unpack_bytes(data: str, sha256: str, what: str, *, size: int | None = None) -> bytes:
+    """The raw bytes of a block; ``PackError`` naming ``what`` when it is damaged.
+
+    ``size``, when the block's raw length is known beforehand, bounds the inflating: a few
+    megabytes of zlib can inflate to gigabytes (a thousand to one), and a tampered block
+    must be refused before it is held, not after.
+    """
     try:
-        raw = zlib.decompress(base64.b64decode(data.encode("ascii"), validate=True))
+        compressed = base64.b64decode(data.encode("ascii"), validate=True)
+        if size is None:
+            raw = zlib.decompress(compressed)
+        else:
+            inflater = zlib.decompressobj()
+            raw = inflater.decompress(compressed, size + 1)
+            if len(raw) > size or inflater.unconsumed_tail:
+                raise PackError(
+                    f"{what}: the packed data inflates past the {size} bytes its contents need"
+                )
+            raw += inflater.flush()
+            if not inflater.eof:
+                raise zlib.error("incomplete or truncated stream")
     except (binascii.Error, ValueError, zlib.error) as exc:
+        if isinstance(exc, PackError):
+            raise
         raise PackError(f"{what}: the packed data does not decode ({exc})") from None
     if hashlib.sha256(raw).hexdigest() != sha256:
         raise PackError(f"{what}: the packed data does not match its sha256")
@@ -119,12 +138,12 @@ def unpack_typed_columns(
     kinds: Sequence[str], n: int, data: str, sha256: str, what: str
 ) -> list[npt.NDArray[np.generic]]:
     """The columns of a block written by ``pack_columns``, each in its packed type."""
-    raw = unpack_bytes(data, sha256, what)
     widths = []
     for kind in kinds:
         if kind not in COLUMN_DTYPES:
             raise PackError(f"{what}: unknown column type {kind!r}")
         widths.append(np.dtype(COLUMN_DTYPES[kind]).itemsize * n)
+    raw = unpack_bytes(data, sha256, what, size=sum(widths))
     if sum(widths) != len(raw):
         raise PackError(
             f"{what}: the packed data holds {len(raw)} bytes, its {len(kinds)} columns of"

@@ -335,3 +335,19 @@ def test_a_block_that_inflates_past_its_size_is_refused_before_it_is_held() -> N
     cut = base64.b64encode(base64.b64decode(data)[:-6]).decode()
     with pytest.raises(PackError, match="does not decode"):
         unpack_bytes(cut, sha256, "digests", size=48_000)
+
+
+@pytest.mark.parametrize(
+    "outputs", [[7, 7, 7], [[{"x": 1}], ["b"], ["c"]], ["abc", ["b"], ["c"]], [[], ["b"], ["c"]]]
+)
+def test_blessed_outputs_that_are_not_lists_of_strings_are_a_damaged_baseline(
+    outputs: list[Any],
+) -> None:
+    # the block's sha256 is right (an edit by hand): its entries must still be lists of texts,
+    # or the reports index into ints and dicts (an internal error, exit 3, not a refusal)
+    sha256, data = baseline_module.pack_json(outputs)
+    blessed = baseline_module.BlessedOutputs(
+        ["a", "b", "c"], baseline_module.PackedBlock(sha256=sha256, data=data)
+    )
+    with pytest.raises(BaselineError, match="damaged baseline: outputs: expected a list of 3"):
+        blessed("a")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import itertools
 import json
 import re
 import weakref
@@ -379,39 +380,46 @@ def is_dataset(location: str) -> bool:
     return any(char in location for char in "*?[") and not Path(location).exists()
 
 
-def golden_format(name: str) -> str | None:
-    """The reader a golden set file of this name is read with (by its suffix, as
-    :func:`load_goldens` chooses it); None for a suffix no reader takes."""
+def _golden_formats() -> dict[str, tuple[str, ...]]:
     from goldgate.parquet import PARQUET_SUFFIXES
 
+    return {
+        "jsonl": JSONL_SUFFIXES,
+        "yaml": YAML_SUFFIXES,
+        "csv": CSV_SUFFIXES,
+        "parquet": PARQUET_SUFFIXES,
+    }
+
+
+def golden_format(name: str) -> str | None:
+    """The reader a golden set file of this name is read with, by its suffix (the choice
+    :func:`load_goldens` makes); None for a suffix no reader takes."""
     suffix = Path(name).suffix.lower()
-    formats = {"jsonl": JSONL_SUFFIXES, "yaml": YAML_SUFFIXES, "csv": CSV_SUFFIXES}
-    formats["parquet"] = PARQUET_SUFFIXES
-    return next((kind for kind, suffixes in formats.items() if suffix in suffixes), None)
+    return next((kind for kind, suffixes in _golden_formats().items() if suffix in suffixes), None)
 
 
 def load_goldens(path: Path, suite: str) -> GoldenSet:
     """Read, validate and hash a golden set (format chosen by the file's suffix)."""
-    from goldgate.parquet import PARQUET_SUFFIXES
-
-    suffix = path.suffix.lower()
-    if suffix not in JSONL_SUFFIXES + YAML_SUFFIXES + CSV_SUFFIXES + PARQUET_SUFFIXES:
-        known = ", ".join(JSONL_SUFFIXES + YAML_SUFFIXES + CSV_SUFFIXES + PARQUET_SUFFIXES)
-        raise GoldenSetError(f"{path}: unknown golden set format {suffix!r} (use {known})")
+    kind = golden_format(path.name)
+    if kind is None:
+        known = ", ".join(itertools.chain.from_iterable(_golden_formats().values()))
+        raise GoldenSetError(
+            f"{path}: unknown golden set format {path.suffix.lower()!r} (use {known})"
+        )
     # records are hashed and packed a block at a time as they are read (see RecordPacker)
     hashes = _RecordHashes()
     packer = RecordPacker(hashes.add_as_read)
     with paused_gc():
-        if suffix in PARQUET_SUFFIXES:
+        if kind == "parquet":
             seen = _validate_into(_read_parquet(path), path, packer.pending, packer)
         else:
             data = read_bytes(path, GoldenSetError, what="golden set")
             file_hash = _file_hash(data)
             text = decode_utf8(data, str(path), GoldenSetError)
             del data
-            if suffix in JSONL_SUFFIXES:
+            if kind == "jsonl":
                 seen = _jsonl_into(text, path, packer.pending, packer)
-            elif suffix in YAML_SUFFIXES:
+            elif kind == "yaml":
                 seen = _validate_into(_read_yaml(text, path), path, packer.pending, packer)
             else:
                 seen = _validate_into(_read_csv(text, path), path, packer.pending, packer)
@@ -426,7 +434,7 @@ def load_goldens(path: Path, suite: str) -> GoldenSet:
         digest, digests = found
     golden = GoldenSet(suite=suite, path=path, records=frozen, content_hash=digest)
     object.__setattr__(golden, "_digest_bytes", digests)
-    if suffix not in PARQUET_SUFFIXES:
+    if kind != "parquet":
         object.__setattr__(golden, "_file_hash", file_hash)
     _LOADED[digest] = golden
     return golden

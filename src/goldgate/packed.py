@@ -51,6 +51,7 @@ def unpack_bytes(data: str, sha256: str, what: str, *, size: int | None = None) 
     megabytes of zlib can inflate to gigabytes (a thousand to one), and a tampered block
     must be refused before it is held, not after.
     """
+    beyond = False
     try:
         compressed = base64.b64decode(data.encode("ascii"), validate=True)
         if size is None:
@@ -58,17 +59,16 @@ def unpack_bytes(data: str, sha256: str, what: str, *, size: int | None = None) 
         else:
             inflater = zlib.decompressobj()
             raw = inflater.decompress(compressed, size + 1)
-            if len(raw) > size or inflater.unconsumed_tail:
-                raise PackError(
-                    f"{what}: the packed data inflates past the {size} bytes its contents need"
-                )
-            raw += inflater.flush()
-            if not inflater.eof:
-                raise zlib.error("incomplete or truncated stream")
+            # past the size, not flushed: flushing would inflate the rest at once
+            beyond = len(raw) > size or bool(inflater.unconsumed_tail)
+            if not beyond:
+                raw += inflater.flush()
+                if not inflater.eof:
+                    raise zlib.error("incomplete or truncated stream")
     except (binascii.Error, ValueError, zlib.error) as exc:
-        if isinstance(exc, PackError):
-            raise
         raise PackError(f"{what}: the packed data does not decode ({exc})") from None
+    if beyond:
+        raise PackError(f"{what}: the packed data inflates past the {size} bytes its contents need")
     if hashlib.sha256(raw).hexdigest() != sha256:
         raise PackError(f"{what}: the packed data does not match its sha256")
     return raw
@@ -143,11 +143,12 @@ def unpack_typed_columns(
         if kind not in COLUMN_DTYPES:
             raise PackError(f"{what}: unknown column type {kind!r}")
         widths.append(np.dtype(COLUMN_DTYPES[kind]).itemsize * n)
-    raw = unpack_bytes(data, sha256, what, size=sum(widths))
-    if sum(widths) != len(raw):
+    need = sum(widths)
+    raw = unpack_bytes(data, sha256, what, size=need)
+    if need != len(raw):
         raise PackError(
             f"{what}: the packed data holds {len(raw)} bytes, its {len(kinds)} columns of"
-            f" {n} examples need {sum(widths)}"
+            f" {n} examples need {need}"
         )
     columns = []
     offset = 0

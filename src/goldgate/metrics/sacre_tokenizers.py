@@ -74,7 +74,8 @@ def _run_split(match: re.Match[str]) -> str:
 def _split_periods_and_commas(line: str) -> str:
     r"""``line`` after sacrebleu's ``([^0-9])([\.,])`` -> ``\1 \2 ``, then its
     ``([\.,])([^0-9])`` -> `` \1 \2``, up to how many spaces stand where: the same tokens for
-    what follows (the dash rule, which reads no space, and the split), 3x faster. The first
+    what follows (the dash rule, which reads no space, and the split), ~1.7x faster on WMT21
+    text. The first
     pattern starts with a class that matches nearly every character, so the regex is tried at
     every position; this is tried only at the runs of periods and commas."""
     return _PERIOD_COMMA_RUN.sub(_run_split, line)

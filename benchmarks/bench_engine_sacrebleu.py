@@ -9,6 +9,7 @@ goldgate, as ``goldgate score`` runs it (cyclic collector off, one BLAS thread);
 ``corpus_bleu`` / ``corpus_chrf`` for sacrebleu, as its API runs by default. A fresh process
 each time, because both tools cache tokenised text (sacrebleu's 13a tokenizer has an LRU
 cache): a second call in one process would time the caches. Both scores must be equal.
+Peak memory is each process's resident peak (its imports and the corpus included).
 
     python benchmarks/bench_engine_sacrebleu.py             # the shared WMT21 de-en, median of 5
     python benchmarks/bench_engine_sacrebleu.py --repeat 9
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -87,7 +89,8 @@ def child(side: str, path: Path, names: list[str]) -> int:
     begin = time.process_time()
     scores = score()
     seconds = time.process_time() - begin
-    print(json.dumps({"cpu": seconds, "scores": scores}))
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
+    print(json.dumps({"cpu": seconds, "peak_mb": peak_mb, "scores": scores}))
     return 0
 
 
@@ -122,17 +125,22 @@ def main(argv: list[str] | None = None) -> int:
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     print(f"{args.data.name}: scoring alone, CPU seconds, median of {args.repeat} processes")
     print(f"each; load average {load}\n")
-    print("| metrics | goldgate engine | sacrebleu | speed | scores equal |")
-    print("|---|---:|---:|---:|---|")
+    print(
+        "| metrics | goldgate engine | sacrebleu | speed | peak MB goldgate / sacrebleu"
+        " | scores equal |"
+    )
+    print("|---|---:|---:|---:|---:|---|")
     equal_everywhere = True
     for label, names in GROUPS.items():
         times: dict[str, list[float]] = {"goldgate": [], "sacrebleu": []}
+        peaks: dict[str, float] = {"goldgate": 0.0, "sacrebleu": 0.0}
         scores: dict[str, dict[str, float]] = {}
         # the sides alternate, so a change in the machine's load falls on both
         for _ in range(max(1, args.repeat)):
             for side in times:
                 result = measure(side, args.data, names)
                 times[side].append(result["cpu"])
+                peaks[side] = max(peaks[side], result["peak_mb"])
                 scores[side] = result["scores"]
         ours, theirs = (statistics.median(times[side]) for side in ("goldgate", "sacrebleu"))
         equal = all(
@@ -141,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         equal_everywhere &= equal
         print(
             f"| {label} | {ours * 1000:.0f} ms | {theirs * 1000:.0f} ms | {theirs / ours:.1f}×"
-            f" | {'yes' if equal else 'NO'} |"
+            f" | {peaks['goldgate']:.0f} / {peaks['sacrebleu']:.0f} | {'yes' if equal else 'NO'} |"
         )
     return 0 if equal_everywhere else 1
 

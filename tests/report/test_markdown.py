@@ -16,8 +16,10 @@ from goldgate.report.markdown import (
     render_markdown,
 )
 from tests.report.fixtures import (
+    CONTROLS,
     HOSTILE,
     KINDS,
+    RAW_CONTROL,
     WORDINGS,
     hostile_result,
     large_result,
@@ -243,3 +245,17 @@ def test_hostile_text_renders_inert_in_github_markdown() -> None:
     # ... and no mention can reach GitHub's mention filter.
     assert not re.search(r"@[A-Za-z0-9]", text)
     assert "@\u200boctocat" in text
+
+
+def test_control_characters_are_escaped_as_on_the_terminal() -> None:
+    # Issue 30, item 9: a raw U+202E from model output reached report.md and reversed the
+    # line in every viewer, where the terminal shows it as \u202e.
+    text = render_markdown(hostile_result(CONTROLS))
+    assert not RAW_CONTROL.search(text), RAW_CONTROL.findall(text)
+    assert "invoice_\\u202etxt.exe" in text
+    assert "\\x1b[31mred\\x1b[0m" in text
+    for evil in CONTROLS:
+        for out in (html_text(evil), code(evil), prose(evil), ident(evil)):
+            assert not RAW_CONTROL.search(out), out
+    assert html_text("a\u202eb\x1bc\td") == "a\\u202eb\\x1bc\td"
+    assert code("\u2066x") == "`\\u2066x`"

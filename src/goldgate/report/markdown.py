@@ -11,7 +11,8 @@ from outside goldgate is inserted, and there as little as is safe:
 - inside HTML blocks (``<summary>``, ``<pre>``), where GitHub runs no Markdown, only
   ``< > &`` are escaped, as ``&lt; &gt; &amp;``.
 
-An ``@`` from outside is followed by a zero-width space, so no mention reaches GitHub.
+An ``@`` from outside is followed by a zero-width space, so no mention reaches GitHub. Control
+characters (C0, C1, bidi overrides and isolates) are shown escaped, as on the terminal.
 The report is assembled from whole blocks; when it must be cut, it is cut between blocks, so
 the note that says so never lands inside a table or a ``<details>``.
 """
@@ -22,6 +23,7 @@ import re
 from collections.abc import Sequence
 from urllib.parse import quote
 
+from goldgate.console import escape_controls
 from goldgate.report.diff import DiffOp
 from goldgate.report.view import (
     DASH,
@@ -74,18 +76,13 @@ _LINE_START = re.compile(r"(?:[-+*>#=]|\d+[.)])")
 
 
 def _clean(text: str, newline: str) -> str:
-    """Control characters as U+FFFD, line breaks as ``newline``, ``@`` defused."""
-    out = []
-    for ch in text.replace("\r\n", "\n").replace("\r", "\n"):
-        if ch == "\n":
-            out.append(newline)
-        elif ch == "@":
-            out.append("@" + _ZWSP)
-        elif ch == "\t" or (ch >= " " and ch != "\x7f" and ch not in "\u2028\u2029"):
-            out.append(ch)
-        else:
-            out.append("\ufffd")
-    return "".join(out)
+    """Control characters escaped as on the terminal, line breaks as ``newline``, ``@`` defused.
+
+    A bidi override (U+202E) or an escape sequence from model output is shown as ``\\u202e``
+    or ``\\x1b``, the text the terminal shows for it, never raw.
+    """
+    text = escape_controls(text.replace("\r\n", "\n").replace("\r", "\n"))
+    return text.replace("\n", newline).replace("@", "@" + _ZWSP)
 
 
 def code(text: str, *, table: bool = False, limit: int = MAX_INLINE_CHARS) -> str:

@@ -14,6 +14,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from goldgate.console import escape_controls
 from goldgate.report.diff import DiffOp, word_diff
 from goldgate.result import (
     CheckResult,
@@ -828,8 +829,10 @@ def _compact_json(value: Any) -> str:
 
 def anchor_of(suite: str, example_id: str, *, unique: bool = True) -> str:
     """The example's fragment in the HTML report: its id (``qa-017``), or ``suite/id`` when
-    the same id appears in several suites."""
-    return example_id if unique else f"{suite}/{example_id}"
+    the same id appears in several suites. Control characters are escaped (``\\u202e``), as the
+    page shows the id, so that a link from the Markdown report finds it."""
+    shown = escape_controls(example_id)
+    return shown if unique else f"{escape_controls(suite)}/{shown}"
 
 
 def shared_ids(result: RunResult) -> frozenset[str]:

@@ -259,3 +259,10 @@ def test_control_characters_are_escaped_as_on_the_terminal() -> None:
             assert not RAW_CONTROL.search(out), out
     assert html_text("a\u202eb\x1bc\td") == "a\\u202eb\\x1bc\td"
     assert code("\u2066x") == "`\\u2066x`"
+
+
+def test_counts_agree_with_their_nouns() -> None:
+    # Issue 30, item 18: "1 examples", "1 blesses": every count goes through wording.plural.
+    text = render_markdown(make_result("regressed", n_examples=1))
+    assert "1 example in `goldens/qa.jsonl`" in text
+    assert "1 examples" not in text

@@ -43,6 +43,7 @@ from goldgate.report.view import (
     slice_rule,
 )
 from goldgate.result import RunResult, SuiteResult, example_table
+from goldgate.wording import plural
 
 TEMPLATES = Path(__file__).with_name("templates")
 
@@ -262,13 +263,19 @@ def _histogram(metric: str, deltas: list[float], higher_is_better: bool = True) 
         if i < HIST_BINS:
             k = HIST_BINS - 1 - i
             lo, hi = -(k + 1) * step, -k * step
-            css, title = below, f"{count:,} examples changed by {fmt_delta(lo)} to {fmt_delta(hi)}"
+            css, title = (
+                below,
+                f"{plural(count, 'example')} changed by {fmt_delta(lo)} to {fmt_delta(hi)}",
+            )
         elif i == HIST_BINS:
-            css, title = "flat", f"{count:,} examples unchanged"
+            css, title = "flat", f"{plural(count, 'example')} unchanged"
         else:
             k = i - HIST_BINS - 1
             lo, hi = k * step, (k + 1) * step
-            css, title = above, f"{count:,} examples changed by {fmt_delta(lo)} to {fmt_delta(hi)}"
+            css, title = (
+                above,
+                f"{plural(count, 'example')} changed by {fmt_delta(lo)} to {fmt_delta(hi)}",
+            )
         bars.append(
             HistBar(
                 x=round(i * col + gap / 2, 2),

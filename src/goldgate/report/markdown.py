@@ -45,6 +45,7 @@ from goldgate.report.view import (
     worst_regressed,
 )
 from goldgate.result import EXAMPLES_FILE, RunResult, SuiteResult
+from goldgate.wording import plural
 
 #: the hidden marker a later run looks for to update its own comment
 MARKER = "<!-- goldgate-report -->"
@@ -163,7 +164,7 @@ def render_markdown(
     blocks = _head_blocks(view)
     budget = max_chars - len(tail)
     note = (
-        "_\u2026 {n} more {what} left out to fit a comment; the HTML report (report.html) "
+        "_\u2026 {counted} more left out to fit a comment; the HTML report (report.html) "
         "has every section._\n\n"
     )
     out: list[str] = []
@@ -173,7 +174,7 @@ def render_markdown(
         reserve = len(note) + 20 if remaining else 0
         if used + len(block) + reserve > budget and i > 0:
             left = len(blocks) - i
-            out.append(note.format(n=f"{left:,}", what="section" if left == 1 else "sections"))
+            out.append(note.format(counted=plural(left, "section")))
             return "".join(out) + tail
         out.append(block)
         used += len(block)
@@ -227,7 +228,7 @@ def _suite_blocks(suite: SuiteView, ci: str) -> list[str]:
     new = f"{_SEP}{suite.n_new:,} new" if suite.n_new else ""
     blocks = [
         f"### {suite.verdict_icon} {ident(suite.name)}: {suite.verdict_label}\n\n"
-        f"{suite.n_examples:,} examples in {code(suite.goldens)}{counts}{new}\n\n"
+        f"{plural(suite.n_examples, 'example')} in {code(suite.goldens)}{counts}{new}\n\n"
     ]
     if suite.notes:
         blocks.append(
@@ -324,7 +325,7 @@ def _examples_section(result: RunResult, budget: int, report_url: str | None) ->
             cost += len(block)
         if not blocks:
             note = (
-                f"_{len(ids):,} regressed examples in {ident(suite.name)}: "
+                f"_{plural(len(ids), 'regressed example')} in {ident(suite.name)}: "
                 f"see the HTML report (report.html); {EXAMPLES_FILE} has every example._\n\n"
             )
             if used + len(note) <= budget:
@@ -336,7 +337,7 @@ def _examples_section(result: RunResult, budget: int, report_url: str | None) ->
         if shown < len(ids):
             why = " (size limit)" if stopped else ""
             note = (
-                f"_Showing {shown:,} of {len(ids):,} regressed examples{why}; "
+                f"_Showing {shown:,} of {plural(len(ids), 'regressed example')}{why}; "
                 "the HTML report (report.html) has more, and "
                 f"{EXAMPLES_FILE} beside result.json has every example._\n\n"
             )

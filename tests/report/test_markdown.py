@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import bisect
+import random
 import re
 from html.parser import HTMLParser
 
@@ -15,6 +17,7 @@ from goldgate.report.markdown import (
     prose,
     render_markdown,
 )
+from goldgate.result import RunResult
 from tests.report.fixtures import (
     CONTROLS,
     HOSTILE,
@@ -266,3 +269,40 @@ def test_counts_agree_with_their_nouns() -> None:
     text = render_markdown(make_result("regressed", n_examples=1))
     assert "1 example in `goldens/qa.jsonl`" in text
     assert "1 examples" not in text
+
+
+def test_never_longer_than_max_chars_whatever_the_budget() -> None:
+    # Issue 30, item 21: the cap is what keeps a PR comment under GitHub's limit, so it is
+    # swept over budgets from the smallest that holds the verdict to past the whole report,
+    # on reports of every shape: few and many sections, many examples, huge and hostile texts.
+    results = {
+        "regressed": make_result("regressed"),
+        "examples": large_result(300),
+        "sections": many_suites_result(30),
+        "hostile": hostile_result(),
+        "huge": make_result("regressed", n_examples=30, texts=["word " * 5_000]),
+    }
+    rng = random.Random(30)
+    for name, result in results.items():
+        whole = len(render_markdown(result, max_chars=10**9))
+        with pytest.raises(ValueError, match="too small"):
+            render_markdown(result, max_chars=100)
+        least = bisect.bisect_left(range(100, 1_000), True, key=lambda m: _fits(result, m)) + 100
+        assert not _fits(result, least - 1) and _fits(result, least)
+        budgets = {
+            *range(least, least + 400, 3),
+            *(rng.randint(least, whole + 50) for _ in range(60)),
+        }
+        for max_chars in sorted(budgets):
+            text = render_markdown(result, max_chars=max_chars)
+            assert len(text) <= max_chars, (name, max_chars, len(text))
+            assert text.startswith(MARKER + "\n## ")
+            assert text.count("<details>") == text.count("</details>"), (name, max_chars)
+
+
+def _fits(result: RunResult, max_chars: int) -> bool:
+    try:
+        render_markdown(result, max_chars=max_chars)
+    except ValueError:
+        return False
+    return True

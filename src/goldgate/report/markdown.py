@@ -157,7 +157,8 @@ def render_markdown(
     """Render the Markdown report; never longer than ``max_chars``.
 
     With ``report_url`` (where the HTML report will be published), each example shown links
-    to its anchor in it.
+    to its anchor in it. ``ValueError`` when ``max_chars`` cannot hold even the verdict, the
+    note that the rest was left out and the footer (a few hundred characters).
     """
     view = build_view(result)
     tail = _footer(view)
@@ -167,6 +168,10 @@ def render_markdown(
         "_\u2026 {counted} more left out to fit a comment; the HTML report (report.html) "
         "has every section._\n\n"
     )
+    # The verdict is always shown, so it and the note after it must fit.
+    least = len(blocks[0]) + len(note) + 20 + len(tail)
+    if max_chars < least:
+        raise ValueError(f"max_chars {max_chars:,} is too small: the verdict needs {least:,}")
     out: list[str] = []
     used = 0
     for i, block in enumerate(blocks):

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import bisect
+import html
 import random
 import re
 from html.parser import HTMLParser
@@ -306,3 +307,20 @@ def _fits(result: RunResult, max_chars: int) -> bool:
     except ValueError:
         return False
     return True
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["AT&T", "&amp;", "&lt;b&gt;bold&lt;/b&gt;", "&#x3c;script&#x3e;", "a < b > c & d", "&copy; &"],
+)
+def test_html_text_shows_entities_literally(text: str) -> None:
+    # Issue 30, item 21: without escaping `&` first, an entity in a model output would render
+    # as the character it names (`&lt;b&gt;` as `<b>`), and escaping it after `<` would show
+    # `&lt;` for `<`. What a browser or GitHub reads back is the text itself.
+    for newline in (" ", "\n"):
+        shown = html_text(text, newline=newline)
+        assert html.unescape(shown) == text
+        parsed = _Collector()
+        parsed.feed(f"<pre>{shown}</pre>")
+        assert "".join(parsed.text) == text
+    assert html_text("&") == "&amp;" and html_text("<&>") == "&lt;&amp;&gt;"

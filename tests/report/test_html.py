@@ -180,3 +180,11 @@ def test_control_characters_are_escaped_as_on_the_terminal() -> None:
     linked = {unquote(href) for href in hrefs}
     anchors = {row["a"] for row in data["rows"]}
     assert linked and linked <= anchors
+
+
+def test_counts_agree_with_their_nouns() -> None:
+    # Issue 30, item 18: "1 examples in", "All 1 gate checks".
+    page = render(make_result("regressed", n_examples=1), "html")
+    assert "1 example in <code>goldens/qa.jsonl</code>" in page
+    assert "1 examples" not in page
+    assert not re.search(r"All 1 (gate checks|slice metrics)<", page)

@@ -70,6 +70,7 @@ def environment() -> jinja2.Environment:
     # terminal: autoescaping leaves a bidi override (U+202E) raw, and it would reorder the page.
     env.finalize = _shown
     env.filters["inline_code"] = inline_code
+    env.globals["plural"] = plural
     return env
 
 

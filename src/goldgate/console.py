@@ -81,12 +81,22 @@ def inline(value: object) -> str:
     return clean(str(value).replace("\n", "\\x0a"))
 
 
+def escape_controls(text: str) -> str:
+    """``text`` with its control characters shown escaped (``\\u202e``), as on the terminal.
+
+    Tabs and newlines stay; nothing else changes (no redaction, no ``::`` handling). The reports
+    (Markdown, HTML) use it so that a bidi override or an escape sequence from model output
+    reads the same in ``report.md`` and ``report.html`` as on the terminal.
+    """
+    return _CONTROL_KEEP_NEWLINE.sub(_escape_char, text)
+
+
 def clean(text: str) -> str:
     """Text safe to write as lines: controls escaped, no line starting with ``::``, no secrets.
 
     Newlines and tabs stay; everything else listed in the module docstring is escaped.
     """
-    lines = _CONTROL_KEEP_NEWLINE.sub(_escape_char, redact(text)).split("\n")
+    lines = escape_controls(redact(text)).split("\n")
     for i, line in enumerate(lines):
         # The runner trims leading whitespace before it looks for ``::``.
         stripped = line.lstrip()

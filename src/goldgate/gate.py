@@ -51,6 +51,7 @@ from goldgate.result import (
     gain,
 )
 from goldgate.stats import BootstrapResult, FloatArray, compare_many, sample_score
+from goldgate.wording import change_decimals, p_is
 
 #: Thresholds are compared with this slack, so a drop of exactly ``max_drop`` passes.
 EPSILON = 1e-9
@@ -254,6 +255,15 @@ def _points(value: float) -> str:
 
 def _signed(value: float) -> str:
     return f"{value:+.2f}"
+
+
+def moved_text(baseline: float, current: float, delta: float) -> str:
+    """``82.00 → 76.00, -6.00``; a change too small for two decimals with more (``+0.004``),
+    no change at all as ``unchanged``, never a signed ``+0.00``."""
+    places = change_decimals(delta)
+    if places is None:
+        return f"{_points(baseline)} → {_points(current)}, unchanged"
+    return f"{baseline:.{places}f} → {current:.{places}f}, {delta:+.{places}f}"
 
 
 def _interval_text(interval: Interval | None) -> str:
@@ -624,7 +634,7 @@ def _relative_check(
     better = gain(delta, summary.higher_is_better)
     worsened = "dropped" if summary.higher_is_better else "rose"
     assert summary.baseline is not None  # set together with delta
-    moved = f"{_points(summary.baseline)} → {_points(summary.current)}, {_signed(delta)}"
+    moved = moved_text(summary.baseline, summary.current, delta)
     limit = (
         f"max_drop {_points(threshold)}"
         if rule == "max_drop"
@@ -634,7 +644,7 @@ def _relative_check(
     significant = True
     if significance is not None and summary.p_value is not None:
         significant = summary.p_value < significance.alpha
-        evidence = f" (p={summary.p_value:.3f}, {_interval_text(summary.interval)})"
+        evidence = f" ({p_is(summary.p_value)}, {_interval_text(summary.interval)})"
     if better < -tolerance - EPSILON:
         if significant:
             status = CheckStatus.FAIL

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goldgate.errors import GoldgateError, did_you_mean
+from goldgate.wording import p_value, plural
 
 if TYPE_CHECKING:
     # Imported where used: the plugin is imported by every pytest run in an environment that
@@ -529,7 +530,7 @@ def metric_table(suite: SuiteResult, *, indent: str = "  ") -> list[str]:
                 _num(summary.current),
                 _signed(summary.delta),
                 "—" if interval is None else f"[{interval.low:+.2f}, {interval.high:+.2f}]",
-                "—" if summary.p_value is None else f"{summary.p_value:.3f}",
+                p_value(summary.p_value),
             ]
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
@@ -544,7 +545,7 @@ def metric_table(suite: SuiteResult, *, indent: str = "  ") -> list[str]:
 
 def suite_heading(suite: SuiteResult) -> str:
     """``suite 'qa': regressed (50 examples, goldens/qa.jsonl)``."""
-    size = f"{suite.n_examples} examples, {suite.goldens}"
+    size = f"{plural(suite.n_examples, 'example')}, {suite.goldens}"
     return f"suite {suite.name!r}: {suite.verdict.value} ({size})"
 
 

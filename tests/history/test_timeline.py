@@ -86,7 +86,7 @@ def test_history_lists_runs_with_filters(
 
     assert main(["history", "--branch", "feature"]) == 0
     table = capsys.readouterr().out
-    assert "suite qa, metric exact_match: last 1 runs" in table and "60.00" in table
+    assert "suite qa, metric exact_match: last 1 run\n" in table and "60.00" in table
     assert "+  feature" in table  # the dirty mark after the commit
 
 

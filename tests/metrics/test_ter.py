@@ -248,3 +248,17 @@ def _load(filename: str, size: int, seed: int = 12, max_refs: int = 3) -> Corpus
 )
 def test_real_data_samples(filename: str, size: int, options: dict[str, Any]) -> None:
     assert_equal_to_sacrebleu(options, _load(filename, size))
+
+
+@pytest.mark.parametrize(("between", "edits"), [(49, 1), (50, 1), (51, 4)])
+def test_a_shift_reaches_exactly_fifty_words(between: int, edits: int) -> None:
+    # Issue 30, item 21: `A B` moved past 50 words is one edit (one shift), as in sacrebleu;
+    # past 51 it is out of reach (two deletions and two insertions).
+    words = [f"w{k}" for k in range(between)]
+    hyp, ref = ["A", "B", *words], [*words, "A", "B"]
+    assert edit_count(hyp, ref) == translation_edit_rate(hyp, ref)[0] == edits
+    result = run({}, [(" ".join(hyp), [" ".join(ref)])])
+    expected = SacreTER().corpus_score([" ".join(hyp)], [[" ".join(ref)]])
+    assert result.corpus_score().components == {"num_edits": edits, "ref_length": between + 2.0}
+    assert result.corpus_score().score == pytest.approx(expected.score, abs=1e-12)
+    assert result.corpus_score().score == pytest.approx(100 * edits / (between + 2))

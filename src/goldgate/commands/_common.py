@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goldgate.wording import plural
+
 if TYPE_CHECKING:
     from goldgate.config import Config
     from goldgate.progress import ProgressReporter
@@ -177,13 +179,15 @@ def summary(result: RunResult) -> str:
         if any(c.status is status for c in checks)
     ]
     if counts:
-        head += f" ({len(checks)} checks: {', '.join(counts)})"
+        head += f" ({plural(len(checks), 'check')}: {', '.join(counts)})"
     if result.errors:
-        head += f"; {len(result.errors)} suite{'s' if len(result.errors) != 1 else ''} in error"
+        head += f"; {plural(len(result.errors), 'suite')} in error"
     lines = [head]
     for suite in result.suites:
         lines.append("")
-        lines.append(f"suite {suite.name}: {suite.verdict.value} ({suite.n_examples} examples)")
+        lines.append(
+            f"suite {suite.name}: {suite.verdict.value} ({plural(suite.n_examples, 'example')})"
+        )
         lines += [f"  note: {note}" for note in suite_notes(suite)]
         if suite.error:
             lines.append(f"  error: {suite.error}")

@@ -15,6 +15,7 @@ from goldgate.commands._common import (
     table,
 )
 from goldgate.errors import UsageError
+from goldgate.wording import plural
 
 HELP = "Measure run-to-run noise and the gate's false-alarm rate; suggest max_drop values."
 
@@ -71,8 +72,7 @@ def run(args: argparse.Namespace) -> int:
         }
         skipped = set_gate_values(config.source, values)
         written = len(values) - len(skipped)
-        plural = "s" if written != 1 else ""
-        console.out(f"wrote {written} max_drop value{plural} into {config.source}")
+        console.out(f"wrote {plural(written, 'max_drop value')} into {config.source}")
         for key in skipped:
             console.err(f"goldgate: not written (add it by hand): {console.inline(key)}")
     return 0
@@ -128,15 +128,15 @@ def render(found: object) -> str:
 
     assert isinstance(found, Calibration)
     lines = [
-        f"calibrated on {found.runs} unchanged runs; every ordered pair replayed through the"
-        f" gate; suggestions keep false alarms under {found.target:.1%}"
+        f"calibrated on {plural(found.runs, 'unchanged run')}; every ordered pair replayed"
+        f" through the gate; suggestions keep false alarms under {found.target:.1%}"
     ]
     for suite in found.suites:
         lines.append("")
         lines.append(
-            f"suite {suite.suite}: {len(suite.changing)} of {suite.n_examples} examples gave"
-            f" different outputs across runs; the gate failed {suite.fails} of {suite.pairs}"
-            f" pairs ({suite.false_alarm_rate:.1%} false alarms)"
+            f"suite {suite.suite}: {len(suite.changing)} of {plural(suite.n_examples, 'example')}"
+            f" gave different outputs across runs; the gate failed {suite.fails} of"
+            f" {plural(suite.pairs, 'pair')} ({suite.false_alarm_rate:.1%} false alarms)"
         )
         header = ["metric", "mean", "spread", "rules: false alarms", "max_drop now", "suggested"]
         rows = []

@@ -13,6 +13,7 @@ from typing import TextIO
 from goldgate import console
 from goldgate.commands._common import add_config_argument, load, number, table
 from goldgate.errors import UsageError
+from goldgate.wording import plural
 
 HELP = "Show recorded runs per suite and metric and the blessed timeline (table, JSON, HTML)."
 
@@ -168,7 +169,7 @@ def render_table(view: object) -> str:
     if not view.rows and not view.blessed:
         return "no history recorded yet: every `goldgate run` adds to it"
     for (suite, metric), rows in view.series().items():
-        lines.append(f"suite {suite}, metric {metric}: last {len(rows)} runs")
+        lines.append(f"suite {suite}, metric {metric}: last {plural(len(rows), 'run')}")
         header = ["when", "commit", "branch", "score", "interval", "baseline", "status"]
         body = [
             [
@@ -186,7 +187,7 @@ def render_table(view: object) -> str:
         lines.append("")
     trends = view.blessed_trends()
     if trends:
-        lines.append(f"blessed timeline ({len(view.blessed)} blesses in git):")
+        lines.append(f"blessed timeline ({plural(len(view.blessed), 'bless')} in git):")
         for (suite, metric), points in trends.items():
             shown = " → ".join(f"{p.score:.2f}" for p in points[-8:])
             more = "… → " if len(points) > 8 else ""

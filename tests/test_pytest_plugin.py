@@ -695,3 +695,32 @@ def test_an_item_id_on_the_command_line_selects_it(project: pytest.Pytester) -> 
     typo.stderr.fnmatch_lines(
         ["ERROR: goldgate: no item goldgate::qaa (did you mean 'goldgate::qa'?)"]
     )
+
+
+def test_a_marked_test_errors_when_the_plugin_is_disabled(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_marker="""
+        import pytest
+
+        @pytest.mark.goldgate(suite="qa", system="sysmod:bad")
+        def test_marked():
+            pass
+
+        def test_plain():
+            pass
+        """
+    )
+    for strict in ((), ("--strict-markers",)):
+        result = run(project, "-p", "no:goldgate", *strict)
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        result.assert_outcomes(passed=1, errors=1)
+        result.stdout.fnmatch_lines(
+            [
+                "*ERROR at setup of test_marked*",
+                "test_marker.py::test_marked is marked @pytest.mark.goldgate, but goldgate's"
+                " pytest plugin is disabled (-p no:goldgate), so its gate would not be checked*",
+            ]
+        )
+        assert calls(project) == []
+    deselected = run(project, "-p", "no:goldgate", "-m", "not goldgate")
+    deselected.assert_outcomes(passed=1, deselected=1)

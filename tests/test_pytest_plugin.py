@@ -562,8 +562,10 @@ def test_two_tests_blessing_one_suite_from_different_systems_is_an_error(
             goldgate.check("echo", system=lambda x: "no idea")
         """
     )
-    result = project.runpytest_subprocess(*QUIET, "--goldgate-bless")
+    result = project.runpytest_subprocess(*QUIET, "--goldgate-bless", "--junitxml=junit.xml")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+    junit = (project.path / "junit.xml").read_text()
+    assert re.search(r'name="goldgate-bless"[^>]*><failure message="could not bless: ', junit)
     # the summary says what failed, not "4 passed" with exit code 1
     result.assert_outcomes(passed=4, failed=1)
     result.stdout.fnmatch_lines(

@@ -420,8 +420,9 @@ def _test_location(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseExceptio
 # -- the end of the session -----------------------------------------------------------------
 
 
+@pytest.hookimpl(tryfirst=True)  # before junitxml and the last-failed cache write theirs
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Bless once, on the controller (or the lone process), when asked to."""
+    """Record the history and bless once, on the controller (or the lone process)."""
     state = _session(session.config)
     state.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
     if state.bless_failed:

@@ -551,6 +551,8 @@ def test_xdist_bless_once_with_fixture_checks_from_workers(project: pytest.Pytes
     assert len(calls(project)) == N_QA  # the configured system, once
     assert baseline_score(project, "qa", "exact_match") == 100.0
     assert baseline_score(project, "echo", "exact_match") == 0.0
+    # one history row: the controller's qa and the echo a worker checked
+    assert history_runs(project) == [("pytest", ["echo", "qa"])]
 
 
 def test_two_tests_blessing_one_suite_from_different_systems_is_an_error(

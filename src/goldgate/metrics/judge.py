@@ -39,7 +39,14 @@ from goldgate.errors import GoldgateError, MetricError
 from goldgate.metrics.base import MetricOptions, option, ratio_scores
 from goldgate.metrics.batch import Batch, BatchMetric, BatchStats, CallTally
 from goldgate.metrics.judge_cache import JudgmentCache, request_key
-from goldgate.metrics.judge_http import CallStats, Endpoint, JudgeCallError, Judgment, judge_once
+from goldgate.metrics.judge_http import (
+    CallStats,
+    Endpoint,
+    JudgeCallError,
+    Judgment,
+    judge_once,
+    reply_limit,
+)
 
 Field = Literal["input", "candidate", "references"]
 ResponseFormat = Literal["json_object", "json_schema", "none"]
@@ -196,6 +203,7 @@ class LLMJudge(BatchMetric[JudgeOptions]):
             timeout_s=o.timeout_s,
             max_retries=o.max_retries,
             backoff_s=o.backoff_s,
+            max_reply_bytes=reply_limit(o.max_tokens),
         )
 
     # -- asking -------------------------------------------------------------------------------
@@ -239,7 +247,7 @@ class LLMJudge(BatchMetric[JudgeOptions]):
         """``(score, rationale)`` from the judge's reply; ``ValueError`` saying why not."""
         try:
             document = json.loads(content)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the parser's stack
             raise ValueError(f"not a JSON object: {content.strip()[:80]!r}") from None
         if not isinstance(document, dict) or set(document) != {"score", "rationale"}:
             raise ValueError('expected exactly {"score": ..., "rationale": ...}')

@@ -3,7 +3,9 @@ bounded, hostile numbers are damage (exit 2), never a crash (exit 3)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -15,7 +17,7 @@ import pytest
 
 from goldgate.errors import GoldgateError
 from tests.metrics.fake_openai import Reply, fake_judge, valid
-from tests.metrics.test_judge import KEY, judge, score
+from tests.metrics.test_judge import KEY, by_answer, judge, score
 
 
 class Recorder:
@@ -192,3 +194,113 @@ def test_a_sane_usage_is_still_counted(tmp_path: Any) -> None:
         server.url = url
         result = score(judge(server, tmp_path))
     assert result.corpus_score().components["prompt_tokens"] == 3 * 10**9
+
+
+# -- the judge cache: validated on read, bounded, never written through a link ---------------
+
+
+def cached_rows(tmp_path: Any) -> tuple[Any, list[dict[str, Any]]]:
+    """The judge cache file after one run of the three examples, and its rows."""
+    (path,) = (tmp_path / ".goldgate" / "judge").iterdir()
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line]
+    return path, rows
+
+
+def write_rows(path: Any, rows: list[dict[str, Any] | str]) -> None:
+    path.write_text(
+        "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows),
+        encoding="utf-8",
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        ("prompt_tokens", "1e400", "prompt_tokens Infinity is not a token count"),
+        ("prompt_tokens", str(10**400), "prompt_tokens a 401-digit number is not a token count"),
+        ("completion_tokens", "-3", "completion_tokens -3 is not a token count"),
+        ("completion_tokens", "true", "completion_tokens true is not a token count"),
+        ("score", "1e9", "score 1000000000.0 is off the judge's scale 1-5"),
+        ("score", "NaN", "score NaN is off the judge's scale 1-5"),
+        ("score", '"5"', 'score "5" is not a number'),
+        ("rationale", "[1]", "its rationale is not text"),
+    ],
+)
+def test_a_damaged_cache_row_is_set_aside_and_asked_again(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture, field: str, value: str, reason: str
+) -> None:
+    with fake_judge(by_answer) as server:
+        expected = score(judge(server, tmp_path)).per_example()
+        path, rows = cached_rows(tmp_path)
+        text = [json.dumps(r) for r in rows]
+        text[0] = text[0].replace(f'"{field}": {json.dumps(rows[0][field])}', f'"{field}": {value}')
+        assert text[0] != json.dumps(rows[0])
+        write_rows(path, text)
+        again = judge(server, tmp_path)
+        with caplog.at_level("WARNING"):
+            assert score(again).per_example() == expected
+        assert again.cache_hits == 2 and len(server.requests) == 4  # the damaged one re-asked
+        warning = caplog.text
+        assert str(path) in warning and rows[0]["key"] in warning and reason in warning
+        # The judgment asked again follows the damaged row: the next run is quiet, all cached.
+        caplog.clear()
+        third = judge(server, tmp_path)
+        with caplog.at_level("WARNING"):
+            assert score(third).per_example() == expected
+        assert third.cache_hits == 3 and "damaged" not in caplog.text
+
+
+def cache_path(tmp_path: Any, url: str) -> Any:
+    stem = hashlib.sha256(f"{url}\njudge-1".encode()).hexdigest()[:16]
+    return tmp_path / ".goldgate" / "judge" / f"{stem}.jsonl"
+
+
+def test_the_cache_is_never_written_through_a_symbolic_link(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    with fake_judge(by_answer) as server:
+        path = cache_path(tmp_path, server.url)
+        path.parent.mkdir(parents=True)
+        path.symlink_to(victim)
+        with caplog.at_level("WARNING"):
+            assert score(judge(server, tmp_path)).per_example() == [100.0, 0.0, 100.0]
+    assert victim.read_text() == "precious\n"
+    assert caplog.text.count("cannot write the judge cache") == 1  # once, not per judgment
+    assert "is a symbolic link; goldgate does not write through it" in caplog.text
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_a_cache_that_is_not_a_regular_file_is_an_error_naming_it(tmp_path: Any, kind: str) -> None:
+    with fake_judge(by_answer) as server:
+        path = cache_path(tmp_path, server.url)
+        path.parent.mkdir(parents=True)
+        if kind == "fifo":
+            os.mkfifo(path)  # unbounded, reading it waited for a writer forever
+        else:
+            path.symlink_to("/dev/zero")
+        with pytest.raises(GoldgateError) as raised:
+            score(judge(server, tmp_path))
+        assert server.requests == []
+    expected = "a FIFO (named pipe)" if kind == "fifo" else "a character device"
+    assert str(raised.value) == (
+        f"{path}: the llm_judge cache is {expected}; goldgate reads only regular files"
+    )
+
+
+def test_a_cache_row_longer_than_its_reply_could_make_it_is_set_aside(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    with fake_judge(by_answer) as server:
+        expected = score(judge(server, tmp_path, max_tokens=16)).per_example()
+        path, rows = cached_rows(tmp_path)
+        rows[0]["rationale"] = "x" * (7 << 20)  # a reply of max_tokens=16 holds ~1 MiB at most
+        # A row no judgment wanted is skipped unparsed, however deep or long.
+        write_rows(path, ['{"key": "' + "0" * 64 + '", "x": ' + "[" * 100_000, *rows])
+        again = judge(server, tmp_path, max_tokens=16)
+        with caplog.at_level("WARNING"):
+            assert score(again).per_example() == expected
+        assert again.cache_hits == 2
+    assert f"{rows[0]['key']} is damaged (a row longer than 6,317,056 bytes)" in caplog.text

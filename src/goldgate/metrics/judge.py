@@ -275,24 +275,28 @@ class LLMJudge(BatchMetric[JudgeOptions]):
         if "input" in o.fields and batch.inputs is None:
             raise MetricError("llm_judge: fields include 'input' but the data has no inputs")
         endpoint = self._endpoint()
-        cache_dir = self.context.cache_dir
-        cache = JudgmentCache(
-            cache_dir / "judge" if cache_dir is not None else None, endpoint.base_url, o.model or ""
-        )
         # keys[i][k]: the judgment of example i, judge sample k; equal requests are asked once.
         keys: list[list[str]] = []
-        jobs: dict[str, tuple[int, dict[str, Any]]] = {}
+        bodies: dict[str, tuple[int, dict[str, Any]]] = {}
         for i in range(n):
             row = []
             for k in range(o.samples):
                 body = self.request(batch.candidates[i], batch.references[i], inputs[i], k)
                 key = request_key(endpoint.base_url, body, k)
                 row.append(key)
-                if cache.get(key) is None:
-                    jobs.setdefault(key, (i, body))
-                else:
-                    self.cache_hits += 1
+                bodies.setdefault(key, (i, body))
             keys.append(row)
+        cache_dir = self.context.cache_dir
+        cache = JudgmentCache(
+            cache_dir / "judge" if cache_dir is not None else None,
+            endpoint.base_url,
+            o.model or "",
+            scale=(o.scale_min, o.scale_max),
+            wanted=bodies.keys(),
+            max_reply_bytes=endpoint.max_reply_bytes,
+        )
+        jobs = {key: job for key, job in bodies.items() if cache.get(key) is None}
+        self.cache_hits += sum(cache.get(key) is not None for row in keys for key in row)
         if jobs:
             self._ask(endpoint, cache, jobs, batch)
         rows = []

@@ -16,14 +16,12 @@ the file and the key, and the judgment asked again. Writing never follows a symb
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import logging
 import math
 import os
 import re
-import stat
 import threading
 from collections.abc import Collection, Iterator
 from pathlib import Path
@@ -31,6 +29,7 @@ from typing import IO, Any
 
 from goldgate.errors import MetricError
 from goldgate.inputs import MAX_INPUT_BYTES, open_regular
+from goldgate.metrics.cache_files import open_cache_file
 from goldgate.metrics.judge_http import MAX_TOKEN_COUNT, Judgment
 
 _LOG = logging.getLogger(__name__)
@@ -97,7 +96,7 @@ class JudgmentCache:
             )
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                fd = _open_for_append(self.path)
+                fd = open_cache_file(self.path, os.O_WRONLY | os.O_APPEND, 0o600)
                 try:
                     # A leading newline fences off a line a kill cut short; blank lines are skipped.
                     view = memoryview(("\n" + line + "\n").encode("utf-8"))
@@ -215,28 +214,3 @@ def _rows(handle: IO[bytes], wanted: set[str], max_row: int) -> Iterator[tuple[s
             continue
         if key in wanted:
             yield key, line
-
-
-def _open_for_append(path: Path) -> int:
-    """A descriptor appending to the regular file ``path``, never through a symbolic link."""
-    # O_NOFOLLOW: a link planted at the path (to ~/.bashrc, say) is refused, not written
-    # through; O_NONBLOCK: a FIFO planted there cannot hang the open.
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
-    try:
-        fd = os.open(path, flags, 0o600)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise OSError(
-                f"{path} is a symbolic link; goldgate does not write through it"
-            ) from None
-        if exc.errno == errno.ENXIO:
-            raise OSError(f"{path} is a FIFO, not a regular file") from None
-        raise
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path} is not a regular file")
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd

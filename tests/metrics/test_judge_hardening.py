@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from goldgate.cli import main
 from goldgate.errors import GoldgateError
 from tests.metrics.fake_openai import Reply, fake_judge, valid
 from tests.metrics.test_judge import KEY, by_answer, judge, score
@@ -304,3 +305,42 @@ def test_a_cache_row_longer_than_its_reply_could_make_it_is_set_aside(
             assert score(again).per_example() == expected
         assert again.cache_hits == 2
     assert f"{rows[0]['key']} is damaged (a row longer than 6,317,056 bytes)" in caplog.text
+
+
+@pytest.mark.parametrize("where", ["reply", "cache"])
+def test_prompt_tokens_of_10_to_the_400_is_never_exit_3(
+    tmp_path: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    where: str,
+) -> None:
+    """Through `goldgate score`: a damaged reply is exit 2; a damaged cached row is asked again."""
+    monkeypatch.setenv("JUDGE_KEY", KEY)
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "data.jsonl"
+    row = {"candidate": "Paris", "references": ["Paris"], "input": "Capital of France?"}
+    data.write_text(json.dumps(row) + "\n")
+
+    def spec(url: str) -> str:
+        return f"llm_judge:base_url={url},model=judge-1,api_key_env=JUDGE_KEY,rubric=Be fair."
+
+    if where == "reply":
+        with raw_endpoint(usage_reply(10**400)) as url:
+            code = main(["score", str(data), "--metric", spec(url) + ",max_retries=0"])
+        err = capsys.readouterr().err
+        assert code == 2 and "usage.prompt_tokens is a 401-digit number" in err
+        return
+    with fake_judge(by_answer) as server:
+        assert main(["score", str(data), "--metric", spec(server.url)]) == 0
+        (path,) = (tmp_path / ".goldgate" / "judge").iterdir()
+        path.write_text(
+            path.read_text().replace('"prompt_tokens": 120', f'"prompt_tokens": {10**400}')
+        )
+        capsys.readouterr()
+        with caplog.at_level("WARNING"):
+            code = main(["score", str(data), "--metric", spec(server.url), "--json"])
+        err = capsys.readouterr().err
+    assert code == 0, err
+    assert "is damaged (prompt_tokens a 401-digit number" in caplog.text
+    assert len(server.requests) == 2

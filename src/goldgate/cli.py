@@ -73,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     previous = _on_sigterm_raise()
     try:
-        return _main(argv)
+        code = _main(argv)
     except SystemExit:
         raise  # argparse's own exits (usage errors, --help, --version)
     except KeyboardInterrupt:
@@ -83,7 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.err("goldgate: terminated (SIGTERM)")
         return EXIT_SIGTERM
     except BrokenPipeError:
-        # The reader went away (``goldgate run | head``): silence the flush at exit.
+        # A write to the closed pipe that did not go through console.reader_may_leave: the
+        # command did not finish, so there is no verdict to keep. Silence the flush at exit.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_ERROR
@@ -95,6 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+    # What is still buffered for a pipe is written now: a reader gone by then must not turn
+    # the verdict into Python's exit code 120 for a failed flush at exit.
+    with console.reader_may_leave():
+        sys.stdout.flush()
+    return code
 
 
 def _on_sigterm_raise() -> signal.Handlers | Callable[..., Any] | int | None:

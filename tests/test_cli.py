@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -77,3 +78,23 @@ def test_a_reader_closing_the_pipe_never_changes_the_verdicts_exit_code(
     proc = _closed_pipe_run(["run", *(["--json"] if json_output else [])], cwd=root)
     assert proc.returncode == (1 if regressed else 0), proc.stderr
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+
+
+def test_a_stop_signal_ignored_at_start_stays_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``nohup goldgate run``: SIGHUP is ignored on purpose; the handler must not undo that."""
+    seen: dict[str, object] = {}
+
+    def run(args: object) -> int:
+        seen["hup"] = signal.getsignal(signal.SIGHUP)
+        seen["quit"] = signal.getsignal(signal.SIGQUIT)
+        return 0
+
+    monkeypatch.setattr("goldgate.commands.schema.run", run)
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        assert main(["schema"]) == 0
+        assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    assert seen["hup"] == signal.SIG_IGN
+    assert callable(seen["quit"])  # not ignored: it unwinds like SIGTERM

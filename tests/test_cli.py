@@ -98,3 +98,25 @@ def test_a_stop_signal_ignored_at_start_stays_ignored(monkeypatch: pytest.Monkey
         signal.signal(signal.SIGHUP, previous)
     assert seen["hup"] == signal.SIG_IGN
     assert callable(seen["quit"])  # not ignored: it unwinds like SIGTERM
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+def test_report_to_a_link_like_dev_stdout_writes_to_stdout_and_keeps_the_link(
+    blessed: Path, tmp_path: Path
+) -> None:
+    """``report -o /dev/stdout`` renamed a file over the link (and, as root, over /dev/full)."""
+    root = tmp_path / "project"
+    shutil.copytree(blessed, root)
+    subprocess.run([str(GOLDGATE), "run", "-q"], cwd=root, check=True, capture_output=True)
+    link = root / "stdout"
+    link.symlink_to("/proc/self/fd/1")
+    proc = subprocess.run(
+        [str(GOLDGATE), "report", "goldgate-report/result.json", "-o", str(link)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "goldgate: passed" in proc.stdout
+    assert link.is_symlink()

@@ -91,8 +91,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_ERROR
     except BaseException as exc:
-        from goldgate.crash import crash_message, save_traceback
+        from goldgate.crash import crash_message, is_crash, save_traceback
 
+        if not is_crash(exc):
+            raise
         console.err(crash_message(exc, save_traceback(exc)))
         return EXIT_INTERNAL
     finally:

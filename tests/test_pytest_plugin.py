@@ -608,3 +608,17 @@ def test_a_crash_in_an_xdist_workers_fixture_check_exits_3(project: pytest.Pytes
     output = result.stdout.str()
     assert "goldgate: internal error: PanicException: injected by the test" in output
     assert "Traceback" not in output
+
+
+def test_a_crash_while_blessing_at_session_end_exits_3(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
+        raise PanicException("injected by the test")
+
+    monkeypatch.setattr("goldgate.runner.bless", boom)
+    result = run(project, "--goldgate-bless")
+    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
+    output = result.stdout.str() + result.stderr.str()
+    assert "could not bless: goldgate: internal error: PanicException: injected" in output
+    assert "Traceback" not in output and "INTERNALERROR" not in output

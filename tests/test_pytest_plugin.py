@@ -28,6 +28,11 @@ QUIET = ("-p", "no:hypothesispytest")
 N_QA = 20
 N_ECHO = 6
 
+
+class PanicException(BaseException):
+    """What pyo3 raises for a Rust panic (a tokenizer's): a BaseException, not an Exception."""
+
+
 SYSTEMS = '''
 import os
 
@@ -592,11 +597,12 @@ def test_importing_the_plugin_stays_light() -> None:
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.parametrize("kind", [ZeroDivisionError, PanicException])
 def test_a_crash_while_configuring_exits_3_in_one_line_not_internalerror(
-    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, kind: type[BaseException]
 ) -> None:
     def boom(*args: object, **kwargs: object) -> None:
-        raise ZeroDivisionError("injected by the test")
+        raise kind("injected by the test")
 
     monkeypatch.setattr("goldgate.config.load_config", boom)
     result = run(project, "--goldgate")
@@ -604,7 +610,7 @@ def test_a_crash_while_configuring_exits_3_in_one_line_not_internalerror(
     output = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in output
     assert "Traceback" not in output
-    assert "goldgate: internal error: ZeroDivisionError: injected by the test" in output
+    assert f"goldgate: internal error: {kind.__name__}: injected by the test" in output
     saved = re.search(r"the traceback is in (\S+)", output)
     assert saved is not None
     assert "injected by the test" in Path(saved.group(1)).read_text(encoding="utf-8")
@@ -728,3 +734,71 @@ def test_a_marked_test_errors_when_the_plugin_is_disabled(project: pytest.Pytest
         assert calls(project) == []
     deselected = run(project, "-p", "no:goldgate", "-m", "not goldgate")
     deselected.assert_outcomes(passed=1, deselected=1)
+
+
+FIXTURE_CHECK = """
+def test_fixture_check(goldgate):
+    goldgate.check("echo")
+"""
+
+
+@pytest.mark.parametrize("kind", [ZeroDivisionError, PanicException])
+def test_a_crash_while_scoring_exits_3_never_as_a_failed_gate(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, kind: type[BaseException]
+) -> None:
+    """A crash failed the gate's items (exit 1, a regression); a PanicException's traceback
+    filled the page."""
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise kind("injected by the test")
+
+    bless_library(project)
+    project.makepyfile(test_fixture=FIXTURE_CHECK)
+    monkeypatch.setattr("goldgate.runner.score_suite", boom)
+    result = run(project, "--goldgate")
+    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
+    output = result.stdout.str() + result.stderr.str()
+    assert f"goldgate: internal error: {kind.__name__}: injected by the test" in output
+    assert "Traceback" not in output and "INTERNALERROR" not in output
+    saved = re.search(r"the traceback is in (\S+)", output)
+    assert saved is not None
+    assert "injected by the test" in Path(saved.group(1)).read_text(encoding="utf-8")
+
+
+def test_a_crash_in_an_xdist_workers_fixture_check_exits_3(project: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    bless_library(project)
+    project.makepyfile(test_fixture=FIXTURE_CHECK)
+    # Loaded by the controller and by every worker (a subprocess: nothing leaks).
+    project.makeconftest(
+        """
+        import goldgate.runner
+
+        class PanicException(BaseException):
+            pass
+
+        def boom(*args, **kwargs):
+            raise PanicException("injected by the test")
+
+        goldgate.runner.score_suite = boom
+        """
+    )
+    result = project.runpytest_subprocess(*QUIET, "-n", "2", "-k", "fixture_check")
+    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
+    output = result.stdout.str()
+    assert "goldgate: internal error: PanicException: injected by the test" in output
+    assert "Traceback" not in output
+
+
+def test_a_crash_while_blessing_at_session_end_exits_3(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
+        raise PanicException("injected by the test")
+
+    monkeypatch.setattr("goldgate.runner.bless_reviewed", boom)
+    result = run(project, "--goldgate-bless")
+    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
+    output = result.stdout.str() + result.stderr.str()
+    assert "could not bless: goldgate: internal error: PanicException: injected" in output
+    assert "Traceback" not in output and "INTERNALERROR" not in output

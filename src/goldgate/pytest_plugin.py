@@ -20,6 +20,7 @@ from goldgate.errors import GoldgateError, did_you_mean
 from goldgate.pytest_session import (
     ROOT_NAME,
     WORKDIR_KEY,
+    Crashed,
     GateFailed,
     GoldgateSession,
     ItemSpec,
@@ -35,6 +36,9 @@ if TYPE_CHECKING:
     from goldgate.result import SuiteResult
 
 SESSION_KEY = pytest.StashKey[GoldgateSession]()
+#: the user property of a test report that tells the session goldgate crashed there (it
+#: travels from xdist workers to the controller with the report)
+CRASH_PROPERTY = "goldgate_internal_error"
 FIXTURE = "goldgate"
 MARKER = "goldgate"
 #: the id of the failure reported when the bless at session end is refused
@@ -145,11 +149,13 @@ def _load_config(session: GoldgateSession) -> Config:
         return session.config()
     except GoldgateError as exc:
         raise _usage_error(exc) from None
-    except Exception as exc:
+    except BaseException as exc:  # a Rust tokenizer's PanicException is one
         # A bug, not a usage error: one line naming the saved traceback and pytest's exit 3
         # (its INTERNAL_ERROR), instead of an INTERNALERROR page.
-        from goldgate.crash import EXIT_INTERNAL, crash_message, save_traceback
+        from goldgate.crash import EXIT_INTERNAL, crash_message, is_crash, save_traceback
 
+        if not is_crash(exc):
+            raise
         message = console.clean(crash_message(exc, save_traceback(exc)))
         pytest.exit(message, returncode=EXIT_INTERNAL)
 
@@ -170,6 +176,7 @@ def pytest_configure(config: pytest.Config) -> None:
         workdir=Path(shared) if shared else None,
     )
     config.stash[SESSION_KEY] = session
+    config.pluginmanager.register(CrashWatch(session), "goldgate-crash-watch")
     if session.settings.enabled:
         _load_config(session)
         # An id that names no item stops the run here, before xdist starts any worker.
@@ -182,6 +189,22 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     """Remove the scratch directory."""
     if SESSION_KEY in config.stash:
         _session(config).close()
+
+
+class CrashWatch:
+    """Every process: notice a test report that says goldgate crashed (see CRASH_PROPERTY).
+
+    On the xdist controller this sees the workers' reports too, so a crash in a worker's
+    fixture check still ends the whole session with exit code 3.
+    """
+
+    def __init__(self, session: GoldgateSession) -> None:
+        self.session = session
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Remember a crash reported by a test."""
+        if any(name == CRASH_PROPERTY for name, _ in report.user_properties):
+            self.session.crashed = True
 
 
 class XdistHooks:
@@ -267,7 +290,7 @@ class GoldgateItem(pytest.Item):
         style: Any = None,
     ) -> str | Any:
         """goldgate's own text for gate failures and library errors, no traceback."""
-        if isinstance(excinfo.value, GateFailed):
+        if isinstance(excinfo.value, GateFailed | Crashed):
             return console.clean(excinfo.value.text)
         if isinstance(excinfo.value, GoldgateError):
             return console.clean(f"goldgate: {excinfo.value}")
@@ -400,6 +423,11 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Show a fixture or marker gate failure as goldgate's text, not as a traceback."""
     report = yield
+    if call.excinfo is not None and isinstance(call.excinfo.value, Crashed):
+        # A crash is no failed gate: the session ends with exit code 3 (see sessionfinish).
+        report.user_properties.append((CRASH_PROPERTY, call.excinfo.value.text))
+        report.longrepr = console.clean(call.excinfo.value.text)
+        return report
     checks = FIXTURE in getattr(item, "fixturenames", ()) or item.get_closest_marker(MARKER)
     if call.excinfo is not None and checks and not isinstance(item, GoldgateItem):
         error = call.excinfo.value
@@ -438,6 +466,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             when="call",
         )
         session.config.hook.pytest_runtest_logreport(report=report)
+    if state.crashed:
+        # goldgate's internal error is pytest's (exit 3), never a failed test (1).
+        session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
 
 def pytest_terminal_summary(

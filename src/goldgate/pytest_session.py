@@ -58,6 +58,18 @@ class GateFailed(AssertionError):
         self.text = text
 
 
+class Crashed(Exception):
+    """goldgate crashed (a bug, exit 3): ``text`` is the one line naming the saved traceback.
+
+    Not a :class:`GoldgateError`, which is bad input, nor a :class:`GateFailed`: the plugin
+    shows the line and ends the session with pytest's exit code 3, never as a failed gate.
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
 @dataclass(frozen=True)
 class Settings:
     """The plugin's options after command line and ini values are merged."""
@@ -79,11 +91,13 @@ class Outcome:
 
     result: RunResult | None = None
     error: str | None = None
+    #: the error is a crash (exit 3), not bad input
+    internal: bool = False
 
     def to_json(self) -> str:
         """The handoff document read by xdist workers."""
         result = None if self.result is None else self.result.model_dump(mode="json")
-        return json.dumps({"result": result, "error": self.error})
+        return json.dumps({"result": result, "error": self.error, "internal": self.internal})
 
     @classmethod
     def from_json(cls, text: str) -> Outcome:
@@ -95,6 +109,7 @@ class Outcome:
         return cls(
             result=None if result is None else RunResult.model_validate(result),
             error=data.get("error"),
+            internal=data.get("internal") is True,
         )
 
 
@@ -137,6 +152,8 @@ class GoldgateSession:
         self.bless_failed = False
         #: why the bless at session end was refused (None when it was not)
         self.bless_error: str | None = None
+        #: goldgate crashed in this session (seen here or in an xdist worker's report)
+        self.crashed = False
 
     # -- configuration --------------------------------------------------------------------
 
@@ -194,7 +211,7 @@ class GoldgateSession:
         """The result of ``suite``, running every selected suite on first use."""
         outcome = self._ensure_outcome()
         if outcome.error is not None:
-            raise GoldgateError(outcome.error)
+            raise Crashed(outcome.error) if outcome.internal else GoldgateError(outcome.error)
         if outcome.result is not None:
             for found in outcome.result.suites:
                 if found.name == suite:
@@ -209,11 +226,13 @@ class GoldgateSession:
                 self._outcome = self.compute(self.selected)
         return self._outcome
 
-    def _crashed(self, exc: Exception) -> Outcome:
+    def _crashed(self, exc: BaseException) -> Outcome:
         # A bug, not bad input: keep the traceback in a file, and never run the suites twice.
-        from goldgate.crash import crash_message, save_traceback
+        from goldgate.crash import crash_message, is_crash, save_traceback
 
-        return Outcome(error=crash_message(exc, save_traceback(exc)))
+        if not is_crash(exc):
+            raise exc
+        return Outcome(error=crash_message(exc, save_traceback(exc)), internal=True)
 
     def compute_for_ids(self, node_ids: Sequence[str]) -> None:
         """On the xdist controller: run the suites of the collected items and publish."""
@@ -259,7 +278,7 @@ class GoldgateSession:
             write_result(result, config.report.dir, list(config.report.formats))
         except GoldgateError as exc:
             return Outcome(error=str(exc))
-        except Exception as exc:
+        except BaseException as exc:  # a Rust tokenizer's PanicException is one
             return self._crashed(exc)
         self._replayed = replayed
         self._blessable = list(replays)
@@ -295,10 +314,16 @@ class GoldgateSession:
             )
         configured = config.system_for(suite)
         function, settings = system_settings(configured, system, overrides or {})
-        outputs = obtain(config, suite, settings, function=function)
-        replay = self._replay_system(suite, outputs)
-        replayed = with_systems(config, {suite: replay})
-        result = run(replayed, suites=[suite], write_reports=False, history_source=None)
+        try:
+            outputs = obtain(config, suite, settings, function=function)
+            replay = self._replay_system(suite, outputs)
+            replayed = with_systems(config, {suite: replay})
+            result = run(replayed, suites=[suite], write_reports=False, history_source=None)
+        except GoldgateError:
+            raise
+        except BaseException as exc:
+            crashed = self._crashed(exc)
+            raise Crashed(crashed.error or "") from None
         suite_result = result.suites[0]
         self.checks.append((test_id, suite_result))
         self._remember_check(test_id, suite_result, settings)
@@ -430,6 +455,10 @@ class GoldgateSession:
             )
         except GoldgateError as exc:
             self._refuse(str(exc))
+            return
+        except BaseException as exc:
+            self.crashed = True
+            self.messages.append(f"could not bless: {self._crashed(exc).error}")
             return
         if not outcome.written:
             failed = sum(len(messages) for messages in outcome.failed.values())

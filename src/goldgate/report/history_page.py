@@ -5,8 +5,8 @@ Per suite and metric an inline SVG plots every recorded run and every bless in t
 confidence band as a shaded area, each bless as a diamond on a dashed step line of blessed
 scores, each run the gate failed as a red ring. Hovering a point shows its commit, message,
 score and status (an SVG ``<title>``: no script at all, so the page's Content Security Policy
-allows none). Below the charts, the examples whose score changed between runs while their
-golden record did not (flaky examples).
+allows none). Below the charts, the examples whose score changed between runs of the same
+system while their golden record did not (flaky examples). A band is cut to the series' range.
 
 Every text from the history (commit messages, branch names, example ids) is autoescaped.
 """

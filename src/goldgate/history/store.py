@@ -335,7 +335,11 @@ class HistoryStore:
         branch: str | None = None,
         last: int | None = None,
     ) -> list[HistoryRow]:
-        """Recorded scores, oldest first; ``last`` keeps the newest N per suite and metric."""
+        """Recorded scores, oldest first; ``last`` keeps the newest N per suite and metric.
+
+        At most the newest :data:`MAX_ROWS`; a row that is not what goldgate writes is left out
+        and its reason added to :attr:`set_aside`.
+        """
         where = []
         params: list[object] = []
         if suites:

@@ -491,6 +491,13 @@ def load_config(
     return parse_config(data, root=path.parent, source=path, lines=lines, prefix=prefix)
 
 
+def importable_from(root: Path) -> None:
+    """Put ``root`` on ``sys.path`` (as pytest's rootdir is), so ``module:function`` metrics
+    and systems in the user's repository import when goldgate runs as an installed command."""
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+
+
 def parse_config(
     data: Mapping[str, Any],
     *,
@@ -501,11 +508,9 @@ def parse_config(
 ) -> Config:
     """Validate already-parsed configuration data; errors name ``source`` and the key path.
 
-    ``root`` goes on ``sys.path`` (as pytest's rootdir does), so ``module:function`` metrics
-    and systems in the user's repository import when goldgate runs as an installed command.
+    ``root`` goes on ``sys.path`` (see :func:`importable_from`).
     """
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
+    importable_from(root)
     try:
         return Config.model_validate({**data, "root": root, "source": source})
     except ValidationError as exc:

@@ -371,12 +371,16 @@ def prediction_id(item: Any, where: str, number: int, lines: MutableMapping[str,
     return record_id
 
 
+#: the keys of a predictions row goldgate reads (a Parquet file's other columns are not decoded)
+PREDICTION_FIELDS = ("id", "output", "outputs")
+
+
 def _prediction_rows(path: Path) -> Iterator[tuple[int, Any]]:
     """``(line or row, item)`` of a JSONL predictions file, or of a Parquet one in batches."""
     from goldgate.parquet import is_parquet, iter_rows
 
     if is_parquet(path):
-        yield from iter_rows(path, InputError, what="predictions file")
+        yield from iter_rows(path, InputError, what="predictions file", columns=PREDICTION_FIELDS)
         return
     text = read_utf8(path, InputError, what="predictions file")
     yield from json_lines(text, str(path), InputError)

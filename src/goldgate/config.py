@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import sys
 import tomllib
 import types
 import typing
@@ -33,6 +32,7 @@ from goldgate._yaml import KeyPath, dotted, line_of, load_yaml_with_lines
 from goldgate.errors import ConfigError, GoldgateError, MetricError, did_you_mean
 from goldgate.inputs import MAX_CONFIG_BYTES, read_regular
 from goldgate.metrics.base import Metric
+from goldgate.user_code import importable_from
 
 CONFIG_FILENAMES = ("goldgate.yaml", "goldgate.yml")
 PYPROJECT = "pyproject.toml"
@@ -489,13 +489,6 @@ def load_config(
         if key in data:
             _raise_at(path, lines, prefix, (key,), _unknown_key_message(key, Config))
     return parse_config(data, root=path.parent, source=path, lines=lines, prefix=prefix)
-
-
-def importable_from(root: Path) -> None:
-    """Put ``root`` on ``sys.path`` (as pytest's rootdir is), so ``module:function`` metrics
-    and systems in the user's repository import when goldgate runs as an installed command."""
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
 
 
 def parse_config(

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from goldgate import console
-from goldgate.config import importable_from
 from goldgate.errors import MetricError, UsageError
 from goldgate.metrics.batch import MetricContext
 from goldgate.metrics.engine import MetricResult, score_corpus
 from goldgate.metrics.registry import metric_from_spec
 from goldgate.scoring_io import ScoringData, read_jsonl, read_text_files
+from goldgate.user_code import importable_from
 
 HELP = "Score candidates against references with any metrics (no gate, no baseline)."
 

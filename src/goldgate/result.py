@@ -328,6 +328,16 @@ _EXAMPLE_FIELDS = set(ExampleResult.model_fields)
 _ROWS_PER_SLICE = 1024
 
 
+def _paired_column(column: FloatColumn, at: npt.NDArray[np.intp]) -> FloatColumn:
+    """``column`` at the positions ``at``, NaN where ``at`` is -1 (not paired); all NaN when
+    nothing was paired (every id renamed or every reference edited: an empty column)."""
+    if not len(column):
+        return np.full(len(at), math.nan)
+    taken = column[np.maximum(at, 0)]
+    taken[at < 0] = math.nan
+    return taken
+
+
 class ExampleColumns(ExampleTable):
     """A scored suite's examples as the runner has them: golden records, outputs, score
     columns. A row is built only when it is read; nothing here is copied per example.
@@ -407,8 +417,7 @@ class ExampleColumns(ExampleTable):
         present: list[bool] = []
         if paired is not None:
             at = paired[0][start:stop]
-            kept = np.maximum(at, 0)
-            blessed = {spec: array[kept].tolist() for spec, array in paired[1].items()}
+            blessed = {s: _paired_column(array, at).tolist() for s, array in paired[1].items()}
             present = (at >= 0).tolist()
         outputs_of = self._baseline_outputs
         # a slice, not each record by index: packed records are cut out a block at a time
@@ -490,9 +499,7 @@ class ExampleColumns(ExampleTable):
         paired = self._paired()
         if paired is not None:
             at, columns = paired
-            column = columns[name][np.maximum(at, 0)]
-            column[at < 0] = math.nan
-            return column
+            return _paired_column(columns[name], at)
         return np.fromiter(
             (values.get(i, math.nan) for i in self.ids), dtype=np.float64, count=len(self)
         )

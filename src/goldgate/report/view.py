@@ -576,7 +576,9 @@ def suite_notes(suite: SuiteResult) -> list[str]:
     notes: list[str] = []
     change = suite.golden_change
     if change is not None:
-        notes.append(describe(change) + "; the verdict is decided on them")
+        # with none shared, describe says that only min and max judged, on the whole set
+        decided = "; the verdict is decided on them" if change.n_shared else ""
+        notes.append(describe(change) + decided)
         if change.added:
             shown = ", ".join(change.added[:MAX_NOTE_IDS])
             extra = len(change.added) - MAX_NOTE_IDS

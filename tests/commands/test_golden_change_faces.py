@@ -1,0 +1,90 @@
+"""A golden set that changed since the baseline, as every face shows it: nothing shared with
+the baseline, the shared part's score beside the whole set's, ids no longer in the set."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from goldgate.cli import main
+
+NOTHING = "nothing to compare: 0 shared examples"
+
+
+def _rewrite(path: Path, change: dict[str, str], key: str = "id") -> None:
+    """Rewrite one field of every row of a JSON Lines file (``old → new`` substrings)."""
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for row in rows:
+        value = row[key]
+        for old, new in change.items():
+            value = (
+                [item.replace(old, new) for item in value]
+                if isinstance(value, list)
+                else value.replace(old, new)
+            )
+        row[key] = value
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+def _reports(directory: Path) -> dict[str, str]:
+    return {
+        name: (directory / name).read_text()
+        for name in ("report.md", "report.html", "junit.xml", "result.json")
+    }
+
+
+def test_every_id_renamed_is_nothing_to_compare_in_every_report(
+    scaffold: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bless", "-q"]) == 0
+    for name in ("goldens/qa.jsonl", "predictions/qa.jsonl"):
+        _rewrite(scaffold / name, {"qa-": "QA-"})
+    capsys.readouterr()
+    # was: exit 3, an IndexError in result.py, while check passed
+    assert main(["run"]) == 0
+    out = capsys.readouterr().out
+    assert NOTHING in out and "bless to start afresh" in out
+    for name, text in _reports(scaffold / "goldgate-report").items():
+        assert NOTHING in text, name
+    result = json.loads((scaffold / "goldgate-report" / "result.json").read_text())
+    qa = result["suites"][0]
+    assert qa["golden_change"]["n_shared"] == 0
+    statuses = {(c["rule"], c["metric"]): c["status"] for c in qa["checks"]}
+    assert statuses[("min", "exact_match")] == "pass"
+    assert statuses[("max_drop", "exact_match")] == "skipped"
+    # the skipped checks say why: not "no baseline" (there is one), nothing shared with it
+    assert all(
+        "0 shared examples with the baseline" in c["message"]
+        for c in qa["checks"]
+        if c["status"] == "skipped"
+    )
+    # re-rendered from the saved result, every format says it too
+    for fmt in ("md", "html", "junit", "json"):
+        assert main(["report", "goldgate-report/result.json", "-f", fmt]) == 0
+        assert NOTHING in capsys.readouterr().out, fmt
+    assert main(["check"]) == 0
+    assert NOTHING in capsys.readouterr().out
+
+
+def test_every_reference_edited_still_judges_min_on_the_whole_set(
+    scaffold: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bless", "-q"]) == 0
+    golden = scaffold / "goldens" / "qa.jsonl"
+    rows = [json.loads(line) for line in golden.read_text().splitlines()]
+    for row in rows:
+        row["references"] = [f"{reference} (edited)" for reference in row["references"]]
+    golden.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    capsys.readouterr()
+    # a min rule fails on the whole set: a regression, exit 1, not a crash (exit 3)
+    assert main(["run"]) == 1
+    out = capsys.readouterr().out
+    assert NOTHING in out
+    assert "below the minimum" in out
+    with gzip.open(scaffold / "goldgate-report" / "examples.jsonl.gz", "rt") as handle:
+        rows = [json.loads(line) for line in handle]
+    qa = [row for row in rows if row["suite"] == "qa"]
+    assert len(qa) == 30 and not any("baseline_scores" in row for row in qa)

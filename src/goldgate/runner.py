@@ -83,6 +83,7 @@ from goldgate.metrics import parallel
 from goldgate.metrics.batch import BatchMetric, MetricContext
 from goldgate.metrics.engine import MetricComputeError, score_corpus
 from goldgate.metrics.parallel import resolve_jobs, score_chunks_compact
+from goldgate.packed import PackError
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
     CacheUse,
@@ -466,6 +467,8 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
     for name in config.suites:
         blessed = baseline.suites.get(name) if baseline is not None else None
         try:
+            if blessed is not None:
+                _check_outputs(blessed, name, label)
             quick = _check_by_index(config, name, blessed, label)
             if quick is not None:
                 found.append(quick)
@@ -506,6 +509,18 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
     return found
 
 
+def _check_outputs(blessed: SuiteBaseline, name: str, label: str) -> None:
+    """Refuse a packed suite's outputs block of the wrong number of examples or samples, as
+    a run's reports do when they decode it."""
+    try:
+        blessed.check_outputs()
+    except PackError as exc:
+        raise BaselineError(
+            f"{label}: damaged baseline: suite {name!r}: {exc}; restore it from git or run"
+            " `goldgate bless` again"
+        ) from None
+
+
 def _check_by_index(
     config: Config, name: str, blessed: SuiteBaseline | None, label: str
 ) -> SuiteCheck | None:
@@ -524,6 +539,10 @@ def _check_by_index(
         blessed is None
         or blessed.packed is None
         or blessed.golden_file_hash is None
+        # the file hash and index are trusted only when bound to the packed blocks (checked
+        # as the baseline was read): a baseline merged hunk by hunk from two blesses could
+        # pair one bless's hash with another's examples. Older baselines read the records.
+        or blessed.binding is None
         or is_dataset(location)
     ):
         return None

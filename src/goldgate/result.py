@@ -30,6 +30,12 @@ from goldgate.golden_records import PackedRecords
 RESULT_SCHEMA_VERSION = "goldgate.result/2"
 #: the side file of per-example rows written beside result.json
 EXAMPLES_FILE = "examples.jsonl.gz"
+#: The most one row of the examples file may inflate to (a row holds an example's input,
+#: references, output and blessed output): generous, and what a gzip bomb of one long line
+#: costs before it is refused.
+MAX_EXAMPLE_ROW_BYTES = 16 << 20
+#: The most the whole examples file may inflate to, whatever the result's example count says.
+MAX_EXAMPLES_BYTES = 4 << 30
 #: example rows dumped before they are handed to the compressor
 _ROWS_PER_BATCH = 1024
 #: batches of rows waiting for a compressor in its own thread (~0.5 MB each at most)
@@ -706,6 +712,16 @@ class _GzipStream:
         return b"".join(self._parts)
 
 
+def _is_baseline(text: str) -> bool:
+    """Whether ``text`` is a goldgate baseline (given where a result was expected)."""
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    version = document.get("schema_version") if isinstance(document, dict) else None
+    return isinstance(version, str) and version.startswith("goldgate.baseline/")
+
+
 class RunResult(_Model):
     """The whole run."""
 
@@ -802,6 +818,12 @@ class RunResult(_Model):
                 if "recursion limit" in problem:
                     problem = "nested too deeply"
                 raise InputError(f"{path}: not a goldgate result: {problem}") from None
+            if _is_baseline(text):
+                raise InputError(
+                    f"{path}: this is a goldgate baseline, not a result: pass the result.json"
+                    " that `goldgate run` wrote into its report directory (goldgate-report/"
+                    " unless report.dir says otherwise)"
+                ) from None
             loc = ".".join(str(p) for p in first["loc"])
             raise InputError(f"{path}: not a goldgate result: {loc}: {first['msg']}") from None
         if result.examples_file is None or not examples:
@@ -809,19 +831,48 @@ class RunResult(_Model):
         return result._with_examples(path.parent / result.examples_file)
 
     def _with_examples(self, side: Path) -> RunResult:
-        """This result with the examples of its side file put back into its suites."""
+        """This result with the examples of its side file put back into its suites.
+
+        The file is read no further than the result's examples may take (a row of at most
+        ``MAX_EXAMPLE_ROW_BYTES``, no more rows than the suite's examples), and each suite
+        must get as many rows as the result says it has examples.
+        """
         from pydantic import ValidationError
 
         from goldgate.errors import InputError
+        from goldgate.inputs import open_regular
 
         by_suite: dict[str, list[ExampleResult]] = {s.name: [] for s in self.suites}
+        expected = {s.name: s.n_examples for s in self.suites}
+        total = sum(expected.values())
+        budget = min(total * MAX_EXAMPLE_ROW_BYTES, MAX_EXAMPLES_BYTES)
+        used = 0
         try:
-            with gzip.open(side, "rt", encoding="utf-8") as stream:
-                for number, line in enumerate(stream, 1):
+            with (
+                open_regular(side, InputError, what="the examples file of the result") as raw,
+                gzip.GzipFile(fileobj=raw, mode="rb") as stream,
+            ):
+                number = 0
+                while line := stream.readline(MAX_EXAMPLE_ROW_BYTES + 1):
+                    number += 1
+                    used += len(line)
+                    if len(line) > MAX_EXAMPLE_ROW_BYTES or used > budget:
+                        most = (
+                            f"a row may take ({MAX_EXAMPLE_ROW_BYTES:,} bytes)"
+                            if len(line) > MAX_EXAMPLE_ROW_BYTES
+                            else f"the result's {total:,} examples may take ({budget:,} bytes)"
+                        )
+                        raise InputError(f"{side}:{number}: the examples inflate past what {most}")
                     try:
-                        row = json.loads(line)
+                        row = json.loads(line.decode("utf-8"))
                         name = row.pop("suite")
-                        by_suite[name].append(ExampleResult.model_validate(row))
+                        rows = by_suite[name]
+                        if len(rows) >= expected[name]:
+                            raise InputError(
+                                f"{side}:{number}: more example rows for suite {name!r} than"
+                                f" the {expected[name]:,} examples the result says it has"
+                            )
+                        rows.append(ExampleResult.model_validate(row))
                     except (ValueError, KeyError, TypeError, AttributeError) as exc:
                         what = (
                             f"{exc.errors()[0]['msg']}"
@@ -831,10 +882,18 @@ class RunResult(_Model):
                             else "not a JSON object with a 'suite'"
                         )
                         raise InputError(f"{side}:{number}: not an example row: {what}") from None
-        except OSError as exc:
+        except FileNotFoundError as exc:
             reason = exc.strerror or str(exc)
             raise InputError(f"{side}: cannot read the examples of the result: {reason}") from None
-        except (EOFError, UnicodeDecodeError) as exc:
+        except OSError as exc:  # gzip.BadGzipFile among them
+            raise InputError(f"{side}: damaged examples file: {exc.strerror or exc}") from None
+        except (EOFError, zlib.error) as exc:
             raise InputError(f"{side}: damaged examples file: {exc}") from None
+        for name, rows in by_suite.items():
+            if len(rows) != expected[name]:
+                raise InputError(
+                    f"{side}: {len(rows):,} example rows for suite {name!r}, where the result"
+                    f" says it has {expected[name]:,} examples; re-run to write both again"
+                )
         suites = [s.model_copy(update={"examples": by_suite[s.name]}) for s in self.suites]
         return self.model_copy(update={"suites": suites, "examples_file": None})

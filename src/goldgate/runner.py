@@ -458,6 +458,8 @@ class SuiteCheck:
     in_baseline: bool = False
     #: how the golden set changed since the baseline, when it did (compared on the shared part)
     note: str | None = None
+    #: configured metrics the baseline has no score of yet (nothing to compare them with)
+    unblessed: tuple[str, ...] = ()
 
 
 def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck]:
@@ -469,9 +471,14 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
         try:
             if blessed is not None:
                 _check_outputs(blessed, name, label)
+            unblessed = (
+                tuple(spec for spec in config.suites[name].metrics if spec not in blessed.metrics)
+                if blessed is not None
+                else ()
+            )
             quick = _check_by_index(config, name, blessed, label)
             if quick is not None:
-                found.append(quick)
+                found.append(replace(quick, unblessed=unblessed))
                 continue
             golden = load_suite_goldens(config, name)
             metrics = create_suite_metrics(config, name)
@@ -502,7 +509,15 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
                 # the blessed scores must follow from the blessed statistics
                 verify_scores(blessed, metrics, signatures=signatures, suite=name, source=label)
             found.append(
-                SuiteCheck(name, len(golden), golden.content_hash, None, blessed is not None, note)
+                SuiteCheck(
+                    name,
+                    len(golden),
+                    golden.content_hash,
+                    None,
+                    blessed is not None,
+                    note,
+                    unblessed,
+                )
             )
         except GoldgateError as exc:
             found.append(SuiteCheck(name, 0, "", str(exc)))

@@ -34,6 +34,12 @@ def run(args: argparse.Namespace) -> int:
         state = "matches the baseline" if suite.in_baseline else "not in the baseline yet"
         if suite.note is not None:
             state = suite.note
+        if suite.unblessed:
+            # "matches" would say every metric is gated against the baseline: these are not
+            state += (
+                f"; not blessed yet: {', '.join(suite.unblessed)} (run `goldgate bless"
+                " --new-only` to add them)"
+            )
         console.out(f"ok: suite {suite.suite}: {suite.n_examples} examples, {state}")
     if problems:
         console.err(f"goldgate check: {problems} of {len(found)} suites have problems")

@@ -115,6 +115,8 @@ class ScoredSuite:
     cache: CacheUse | None = None
     #: digest of the system's identity when a command or callable ran (see systems)
     identity: str | None = None
+    #: a warning naming the predictions left out: ids the golden set does not have
+    ignored: str | None = None
 
     @property
     def samples(self) -> int:
@@ -669,6 +671,7 @@ def score_suite(
         kept = tuple(golden.records[at] for at in range(len(ids)) if ids[at] not in outputs)
         missing = replace(golden, records=kept)
     cache: CacheUse | None = None
+    ignored: str | None = None
     if reused:
         cache = CacheUse(
             reused=reused,
@@ -688,6 +691,7 @@ def score_suite(
         )
         outputs.update(obtained.outputs)
         identity = obtained.identity
+        ignored = obtained.ignored
         if obtained.resumed or obtained.stale is not None:
             cache = CacheUse(
                 reused=obtained.resumed,
@@ -709,7 +713,7 @@ def score_suite(
         dask=config.engine.dask,
     )
     release_free_memory()  # the chunks' texts and statistics, compacted and let go
-    return replace(scored, cache=cache, identity=identity)
+    return replace(scored, cache=cache, identity=identity, ignored=ignored)
 
 
 def load_suite_goldens(config: Config, name: str) -> GoldenSet:
@@ -951,7 +955,7 @@ def _gate_suite(
     false leaves the blessed outputs of the examples edited or removed since the baseline
     for the caller to fill in (:func:`with_blessed_outputs`)."""
     suite = config.suites[name]
-    hints: list[str] = []
+    hints: list[str] = [f"suite {name!r}: {scored.ignored}"] if scored.ignored else []
     change: GoldenChange | None = None
     #: blessed ids whose golden record was edited since: not paired with today's example
     unpaired: frozenset[str] = frozenset()

@@ -88,3 +88,24 @@ def test_every_reference_edited_still_judges_min_on_the_whole_set(
         rows = [json.loads(line) for line in handle]
     qa = [row for row in rows if row["suite"] == "qa"]
     assert len(qa) == 30 and not any("baseline_scores" in row for row in qa)
+
+
+def test_predictions_for_examples_removed_from_the_golden_set_are_a_warning(
+    scaffold: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bless", "-q"]) == 0
+    golden = scaffold / "goldens" / "qa.jsonl"
+    golden.write_text("".join(golden.read_text().splitlines(keepends=True)[:-2]))
+    capsys.readouterr()
+    # was: exit 2, "2 id(s) not in the golden set", though the pipeline only answered the
+    # examples a pull request removed
+    assert main(["run"]) == 0
+    out = "".join(capsys.readouterr())
+    assert "predictions/qa.jsonl: 2 id(s) not in the golden set" in out
+    assert "goldens/qa.jsonl: 'qa-029' (line 29)" in out
+    assert "'qa-030' (line 30); left out (system.strict: true makes this an error)" in out
+    assert "28 shared examples" in out
+    config = scaffold / "goldgate.yaml"
+    config.write_text(config.read_text().replace("system:\n", "system:\n  strict: true\n"))
+    assert main(["run"]) == 2
+    assert "2 id(s) not in the golden set" in capsys.readouterr().err

@@ -109,3 +109,23 @@ def test_predictions_for_examples_removed_from_the_golden_set_are_a_warning(
     config.write_text(config.read_text().replace("system:\n", "system:\n  strict: true\n"))
     assert main(["run"]) == 2
     assert "2 id(s) not in the golden set" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("cap", "code"), [(2, 0), (1, 1)])
+def test_max_removed_counts_edits_and_passes_at_exactly_its_cap(
+    scaffold: Path, capsys: pytest.CaptureFixture[str], cap: int, code: int
+) -> None:
+    assert main(["bless", "-q"]) == 0
+    golden = scaffold / "goldens" / "qa.jsonl"
+    rows = [json.loads(line) for line in golden.read_text().splitlines()]
+    rows[3]["references"] = ["an edited reference"]  # an edit counts as a removal
+    del rows[7]  # and one removed: 2 in all
+    golden.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    config = scaffold / "goldgate.yaml"
+    config.write_text(config.read_text() + f"max_removed: {cap}\n")
+    capsys.readouterr()
+    assert main(["run"]) == code
+    result = json.loads((scaffold / "goldgate-report" / "result.json").read_text())
+    (check,) = [c for c in result["suites"][0]["checks"] if c["rule"] == "max_removed"]
+    assert check["status"] == ("pass" if code == 0 else "fail")
+    assert check["message"].startswith("qa: 2 golden examples removed or edited since the baseline")

@@ -502,6 +502,8 @@ def _measure_group(
             paired_score = sample_score(metric, paired_current[spec])
             summary.baseline = base
             summary.delta = paired_score - base
+            if not all_paired:  # the delta is the shared examples': say their score too
+                summary.current_shared = paired_score
             summary.baseline_components = components_of(metric, paired_baseline[spec])
             if spec in tests:
                 summary.interval = tests[spec].interval

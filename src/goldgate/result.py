@@ -101,6 +101,12 @@ class MetricSummary(_Model):
         default=True, description="the metric's direction: false for an error rate such as TER"
     )
     current: float
+    current_shared: float | None = Field(
+        default=None,
+        description="the current score on the examples shared with the baseline, which"
+        " `delta` compares with `baseline`, when the golden set changed (`current` is on the"
+        " whole set)",
+    )
     baseline: float | None = None
     delta: float | None = None
     interval: Interval | None = None
@@ -122,6 +128,13 @@ class MetricSummary(_Model):
         """The metric's name for a table, saying so when lower is better (``ter (lower is
         better)``), so that a positive delta is not read as good news."""
         return self.metric if self.higher_is_better else f"{self.metric} (lower is better)"
+
+    def current_text(self, fmt: Callable[[float], str]) -> str:
+        """``current`` for a table, with the score on the shared examples beside it when the
+        golden set changed (the delta is theirs: whole-set score + delta is not the baseline)."""
+        if self.current_shared is None:
+            return fmt(self.current)
+        return f"{fmt(self.current)} (shared {fmt(self.current_shared)})"
 
 
 def gain(delta: float, higher_is_better: bool) -> float:

@@ -129,3 +129,31 @@ def test_max_removed_counts_edits_and_passes_at_exactly_its_cap(
     (check,) = [c for c in result["suites"][0]["checks"] if c["rule"] == "max_removed"]
     assert check["status"] == ("pass" if code == 0 else "fail")
     assert check["message"].startswith("qa: 2 golden examples removed or edited since the baseline")
+
+
+def test_with_added_examples_the_table_shows_the_shared_score_the_delta_is_on(
+    scaffold: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bless", "-q"]) == 0
+    for name, row in (
+        ("goldens/qa.jsonl", {"id": "new-1", "input": "q", "references": ["zzz"]}),
+        ("predictions/qa.jsonl", {"id": "new-1", "output": "nope"}),
+    ):
+        with (scaffold / name).open("a") as handle:
+            handle.write(json.dumps(row) + "\n")
+    capsys.readouterr()
+    assert main(["run"]) == 0
+    out = capsys.readouterr().out
+    result = json.loads((scaffold / "goldgate-report" / "result.json").read_text())
+    (exact,) = [m for m in result["suites"][0]["metrics"] if m["metric"] == "exact_match"]
+    # the whole set's score (a new example, wrong) and the shared examples' (unchanged):
+    # the delta (0) is the shared ones', and was shown beside the whole set's score alone
+    assert exact["current"] == pytest.approx(100 * 24 / 31)
+    assert exact["current_shared"] == pytest.approx(exact["baseline"] + exact["delta"])
+    shown = f"{exact['current']:.2f} (shared {exact['current_shared']:.2f})"
+    assert shown in out
+    report = (scaffold / "goldgate-report" / "report.md").read_text()
+    assert f"| {shown} |" in report
+    assert shown in (scaffold / "goldgate-report" / "report.html").read_text()
+    (translate,) = [m for m in result["suites"][1]["metrics"] if m["metric"] == "bleu"]
+    assert translate.get("current_shared") is None  # an unchanged set: one score

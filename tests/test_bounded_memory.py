@@ -397,9 +397,9 @@ def test_the_blessed_outputs_decoded_for_edited_examples_are_not_held_across_the
     held: list[bool] = []
     record = recording.record_run
 
-    def counted(block: baseline_module.PackedBlock, n: int) -> list[list[str]]:
+    def counted(block: baseline_module.PackedBlock, n: int, samples: int) -> list[list[str]]:
         decoded.append(n)
-        return decode(block, n)
+        return decode(block, n, samples)
 
     def recording_run(*args: Any, **kwargs: Any) -> list[str]:
         held.extend(

@@ -90,6 +90,12 @@ class SystemConfig(_Model):
         description="resume: reuse outputs of an interrupted run only; reuse: reuse outputs "
         "of any earlier run with the same system; off: never cache",
     )
+    strict: bool = Field(
+        default=False,
+        description="predictions: an id the golden set does not have is an error (exit 2);"
+        " by default it is left out with a warning naming it (examples removed in a pull"
+        " request, whose pipeline still answered them)",
+    )
 
     @model_validator(mode="after")
     def _one_source(self) -> SystemConfig:

@@ -300,6 +300,9 @@ class _GroupMetric:
     flips_to_wrong: list[str]
     flips_to_right: list[str]
     has_baseline: bool
+    #: the metric is blessed but none of the group's examples is shared with the baseline
+    #: (every id renamed, every reference edited): nothing to compare, not "no baseline"
+    none_shared: bool = False
 
 
 def evaluate_suite(
@@ -509,6 +512,8 @@ def _measure_group(
             paired_score = sample_score(metric, paired_current[spec])
             summary.baseline = base
             summary.delta = paired_score - base
+            if not all_paired:  # the delta is the shared examples': say their score too
+                summary.current_shared = paired_score
             summary.baseline_components = components_of(metric, paired_baseline[spec])
             if spec in tests:
                 summary.interval = tests[spec].interval
@@ -522,7 +527,8 @@ def _measure_group(
                 ids = scored.ids
                 to_wrong = [ids[i] for i in group.paired_indices[was & ~now].tolist()]
                 to_right = [ids[i] for i in group.paired_indices[now & ~was].tolist()]
-        measured[spec] = _GroupMetric(summary, to_wrong, to_right, has_baseline)
+        none_shared = state.baseline_stats is not None and not len(group.paired)
+        measured[spec] = _GroupMetric(summary, to_wrong, to_right, has_baseline, none_shared)
     return measured
 
 
@@ -584,7 +590,7 @@ def _checks(
         )
     if rule.max_flips is not None:
         if not measured.has_baseline:
-            checks.append(_skipped("max_flips", rule.max_flips, name, common))
+            checks.append(_skipped("max_flips", rule.max_flips, name, common, measured))
         else:
             flips = len(measured.flips_to_wrong)
             ok = flips <= rule.max_flips
@@ -607,13 +613,17 @@ def _checks(
     return checks
 
 
-def _skipped(rule: str, threshold: float, name: str, common: dict[str, Any]) -> CheckResult:
+def _skipped(
+    rule: str, threshold: float, name: str, common: dict[str, Any], measured: _GroupMetric
+) -> CheckResult:
+    why = (
+        f"{name}: nothing to compare: 0 shared examples with the baseline; run `goldgate bless`"
+        " to start afresh"
+        if measured.none_shared
+        else f"{name}: no baseline to compare with; run `goldgate bless` to create one"
+    )
     return CheckResult(
-        rule=rule,
-        threshold=float(threshold),
-        status=CheckStatus.SKIPPED,
-        message=f"{name}: no baseline to compare with; run `goldgate bless` to create one",
-        **common,
+        rule=rule, threshold=float(threshold), status=CheckStatus.SKIPPED, message=why, **common
     )
 
 
@@ -628,7 +638,7 @@ def _relative_check(
 ) -> CheckResult:
     summary = measured.summary
     if not measured.has_baseline or summary.delta is None or tolerance is None:
-        return _skipped(rule, threshold, name, common)
+        return _skipped(rule, threshold, name, common, measured)
     delta = summary.delta
     # Positive is better in either direction: for TER a rise is a negative gain.
     better = gain(delta, summary.higher_is_better)

@@ -684,7 +684,7 @@ def metric_table(suite: SuiteResult, *, indent: str = "  ") -> list[str]:
             [
                 summary.label,
                 _num(summary.baseline),
-                _num(summary.current),
+                summary.current_text(_num),
                 _signed(summary.delta),
                 "—" if interval is None else f"[{interval.low:+.2f}, {interval.high:+.2f}]",
                 p_value(summary.p_value),

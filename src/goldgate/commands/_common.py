@@ -158,7 +158,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str = " 
 def metric_rows(metrics: Sequence[MetricSummary]) -> list[list[str]]:
     """Rows of metric, baseline, current, delta and interval."""
     return [
-        [m.label, number(m.baseline), number(m.current), signed(m.delta), interval(m.interval)]
+        [m.label, number(m.baseline), m.current_text(number), signed(m.delta), interval(m.interval)]
         for m in metrics
     ]
 

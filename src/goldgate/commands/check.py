@@ -35,6 +35,12 @@ def run(args: argparse.Namespace) -> int:
         state = "matches the baseline" if suite.in_baseline else "not in the baseline yet"
         if suite.note is not None:
             state = suite.note
+        if suite.unblessed:
+            # "matches" would say every metric is gated against the baseline: these are not
+            state += (
+                f"; not blessed yet: {', '.join(suite.unblessed)} (run `goldgate bless"
+                " --new-only` to add them)"
+            )
         console.out(f"ok: suite {suite.suite}: {plural(suite.n_examples, 'example')}, {state}")
     if problems:
         have = "has" if problems == 1 else "have"

@@ -383,7 +383,7 @@ def metric_row(summary: MetricSummary, checks: Iterable[CheckResult] = ()) -> Me
         signature=summary.signature,
         higher_is_better=summary.higher_is_better,
         baseline=fmt_points(summary.baseline),
-        current=fmt_points(summary.current),
+        current=summary.current_text(fmt_points),
         delta=fmt_delta(summary.delta),
         interval=fmt_interval(iv),
         p_value=fmt_p(summary.p_value),
@@ -581,7 +581,9 @@ def suite_notes(suite: SuiteResult) -> list[str]:
     notes: list[str] = []
     change = suite.golden_change
     if change is not None:
-        notes.append(describe(change) + "; the verdict is decided on them")
+        # with none shared, describe says that only min and max judged, on the whole set
+        decided = "; the verdict is decided on them" if change.n_shared else ""
+        notes.append(describe(change) + decided)
         if change.added:
             shown = ", ".join(change.added[:MAX_NOTE_IDS])
             extra = len(change.added) - MAX_NOTE_IDS

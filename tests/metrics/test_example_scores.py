@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from goldgate.errors import GoldgateError
 from goldgate.gate import example_scores
+from goldgate.metrics import bleu as bleu_module
 from goldgate.metrics.base import Metric, ratio_scores
 from goldgate.metrics.bleu import BLEU, bleu_rows, compute_bleu
 from goldgate.metrics.engine import stat_arrays
@@ -126,9 +127,8 @@ def test_bleu_rows_is_compute_bleu_of_every_row(
     assert_same_bits(bleu_rows(stats, **options), expected)
 
 
-def test_bleu_rows_where_numpy_and_math_logs_could_disagree() -> None:
-    # Precisions from every small count pair: thousands of distinct logarithms and
-    # exponentials, which ``bleu_rows`` takes from ``math`` as ``compute_bleu`` does.
+def _small_count_stats() -> FloatArray:
+    """Precisions from every small count pair: thousands of distinct logarithms."""
     counts = np.arange(0, 41, dtype=np.float64)
     correct, total = np.meshgrid(counts, counts)
     n = correct.size
@@ -141,8 +141,37 @@ def test_bleu_rows_where_numpy_and_math_logs_could_disagree() -> None:
         ]
     )
     stats[:, 3] = np.roll(stats[:, 3], 7)
+    return stats
+
+
+def test_bleu_rows_where_numpy_and_math_logs_could_disagree() -> None:
+    # Thousands of distinct logarithms and exponentials, which ``bleu_rows`` takes from
+    # ``math`` as ``compute_bleu`` does.
+    stats = _small_count_stats()
     metric = BLEU(BLEU.Options())  # type: ignore[arg-type]
     assert_same_bits(metric.example_scores(stats), _row_by_row(metric, stats))
+
+
+@pytest.mark.parametrize("method", ["none", "exp", "add-k"])
+def test_bleu_rows_add_the_logs_with_the_interpreters_own_sum(
+    method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python 3.12 made ``sum`` of floats compensated, and sacrebleu adds its logs with
+    ``sum``: ``bleu_rows`` must call that very ``sum``, not add columns left to right. A
+    compensated ``sum`` (``math.fsum``, as 3.12's) stands in for it here, so the test fails
+    on 3.11 as well when ``bleu_rows`` adds in its own way."""
+    stats = _small_count_stats()
+    options: dict[str, Any] = {
+        "max_ngram_order": 4,
+        "smooth_method": method,
+        "smooth_value": None,
+        "effective_order": True,
+    }
+    naive = bleu_rows(stats, **options)
+    monkeypatch.setattr(bleu_module, "sum", math.fsum, raising=False)
+    expected = np.array([compute_bleu(row, **options)[0] for row in stats.tolist()])
+    assert (naive.view(np.uint64) != expected.view(np.uint64)).any()  # the sums do differ
+    assert_same_bits(bleu_rows(stats, **options), expected)
 
 
 def test_ratio_scores_follow_pythons_if() -> None:

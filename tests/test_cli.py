@@ -42,3 +42,27 @@ def test_a_closed_pipe_is_not_a_traceback(tmp_path: Path) -> None:
         os.close(write_end)
     assert proc.returncode == 2
     assert proc.stderr == ""
+
+
+@pytest.mark.parametrize("command", ["run", "bless"])
+def test_the_jobs_help_quotes_the_engines_threshold(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The automatic pool starts at ``PARALLEL_MIN_EXAMPLES`` examples; help texts said 5,000
+    where the code said 30,000. The configuration's description and the README quote it too."""
+    from goldgate.config import EngineConfig
+    from goldgate.metrics import PARALLEL_MIN_EXAMPLES
+    from goldgate.metrics.parallel import resolve_jobs
+
+    assert resolve_jobs(None, PARALLEL_MIN_EXAMPLES - 1) == 1
+    quoted = f"{PARALLEL_MIN_EXAMPLES:,}"
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert f"every core for {quoted} examples" in help_text
+    assert f"every core for {quoted} examples" in (
+        EngineConfig.model_fields["jobs"].description or ""
+    )
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text("utf-8").split())
+    assert f"once a suite has {quoted} examples or more" in readme
+    assert f"on by default from {quoted} examples" in readme

@@ -32,6 +32,7 @@ from pydantic_core import ErrorDetails
 from goldgate._yaml import KeyPath, dotted, line_of, load_yaml_with_lines
 from goldgate.errors import ConfigError, GoldgateError, MetricError, did_you_mean
 from goldgate.inputs import MAX_CONFIG_BYTES, read_regular
+from goldgate.metrics import PARALLEL_MIN_EXAMPLES
 from goldgate.metrics.base import Metric
 
 CONFIG_FILENAMES = ("goldgate.yaml", "goldgate.yml")
@@ -287,7 +288,10 @@ class EngineConfig(_Model):
         default=None,
         ge=1,
         le=1024,
-        description="scoring processes; default: every core for 5,000 examples or more, else 1",
+        description=(
+            f"scoring processes; default: every core for {PARALLEL_MIN_EXAMPLES:,} examples"
+            " or more, else 1"
+        ),
     )
     dask: DaskConfig | None = Field(default=None, description="run on this Dask cluster")
 

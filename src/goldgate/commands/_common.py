@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goldgate.metrics import PARALLEL_MIN_EXAMPLES
+
 if TYPE_CHECKING:
     from goldgate.config import Config
     from goldgate.progress import ProgressReporter
@@ -49,8 +51,8 @@ def add_jobs_argument(parser: argparse.ArgumentParser) -> None:
         "--jobs",
         type=_positive_int,
         metavar="N",
-        help="score with N processes (default: engine.jobs, else every core for 5,000"
-        " examples or more); the numbers do not depend on it",
+        help="score with N processes (default: engine.jobs, else every core for"
+        f" {PARALLEL_MIN_EXAMPLES:,} examples or more); the numbers do not depend on it",
     )
 
 

@@ -180,3 +180,42 @@ def test_pre_commit_hooks_environment_can_check_a_stemming_config(tmp_path: Path
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def _readme_workflows() -> list[tuple[str, dict[str, Any]]]:
+    """The README's YAML blocks that are workflows: their text and what it parses to."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = (
+        (block, yaml.safe_load(block)) for block in re.findall(r"```yaml\n(.*?)```", text, re.S)
+    )
+    return [(block, data) for block, data in blocks if isinstance(data, dict) and "jobs" in data]
+
+
+def test_actionlint_accepts_the_readmes_workflows(tmp_path: Path) -> None:
+    files = []
+    for index, (text, _) in enumerate(_readme_workflows()):
+        path = tmp_path / f"readme-{index}.yml"
+        path.write_text(text, encoding="utf-8")
+        files.append(path)
+    assert len(files) >= 3
+    assert _actionlint(files) == []
+
+
+def test_the_workflow_run_recipe_binds_the_pull_request_to_the_run() -> None:
+    """The number comes from the untrusted run's artifact: the trusted workflow accepts it
+    only when that pull request's head is the run's head_sha, and installs goldgate from its
+    repository (``pip install goldgate`` finds nothing before the first release)."""
+    (recipe,) = [w for _, w in _readme_workflows() if "workflow_run" in w[True]]
+    steps = [step for job in recipe["jobs"].values() for step in job["steps"]]
+    bound = [
+        step
+        for step in steps
+        for name, value in step.get("env", {}).items()
+        if value == "${{ github.event.workflow_run.head_sha }}"
+        and f'"${name}"' in step.get("run", "")
+        and "/pulls/$number" in step["run"]
+        and "GOLDGATE_PR_NUMBER" in step["run"]
+    ]
+    assert bound, "no step compares the pull request's head with the run's head_sha"
+    installs = [step["run"] for step in steps if "pip install" in step.get("run", "")]
+    assert installs and all("git+https://" in line for line in installs)

@@ -219,3 +219,22 @@ def test_the_workflow_run_recipe_binds_the_pull_request_to_the_run() -> None:
     assert bound, "no step compares the pull request's head with the run's head_sha"
     installs = [step["run"] for step in steps if "pip install" in step.get("run", "")]
     assert installs and all("git+https://" in line for line in installs)
+
+
+def test_ci_tests_every_python_the_package_declares() -> None:
+    """3.12 made sum() of floats compensated and 3.13 changed gzip's header: each declared
+    Python is one that CI runs the tests on, from the floor requires-python names."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = sorted(
+        c.rsplit(" ", 1)[1]
+        for c in project["classifiers"]
+        if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)
+    )
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text("utf-8"))
+    matrix = workflow["jobs"]["tests"]["strategy"]["matrix"]["python-version"]
+    assert declared == matrix == ["3.11", "3.12", "3.13"]
+    assert project["requires-python"] == f">={declared[0]}"
+    steps = workflow["jobs"]["tests"]["steps"]
+    assert {"python-version": "${{ matrix.python-version }}"} in [s.get("with") for s in steps]

@@ -238,3 +238,52 @@ def test_ci_tests_every_python_the_package_declares() -> None:
     assert project["requires-python"] == f">={declared[0]}"
     steps = workflow["jobs"]["tests"]["steps"]
     assert {"python-version": "${{ matrix.python-version }}"} in [s.get("with") for s in steps]
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
+def test_a_release_moves_the_major_tag_that_uses_at_v1_follows(tmp_path: Path) -> None:
+    """The README's ``uses: OWNER/goldgate@v1`` needs a v1 tag: the release workflow's
+    script, run here against a local origin, moves it to each final 1.x.y and to nothing
+    else; and its trigger does not fire again on the major tag it pushes."""
+    release = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text("utf-8"))
+    assert release[True]["push"]["tags"] == ["v*.*.*"]
+    job = release["jobs"]["major-tag"]
+    assert job["needs"] == "publish" and job["permissions"] == {"contents": "write"}
+    (script,) = [step["run"] for step in job["steps"] if "run" in step]
+    origin, work = tmp_path / "origin.git", tmp_path / "work"
+    _git(tmp_path, "init", "-q", "--bare", str(origin))
+    _git(tmp_path, "clone", "-q", str(origin), str(work))
+
+    def release_as(tag: str) -> None:
+        _git(work, "commit", "-q", "--allow-empty", "-m", tag)
+        sha = _git(work, "rev-parse", "HEAD")
+        subprocess.run(
+            ["bash", "-e", "-c", script],
+            cwd=work,
+            env={**os.environ, "TAG": tag, "GITHUB_SHA": sha},
+            check=True,
+            capture_output=True,
+        )
+
+    def major(name: str) -> str:
+        return _git(origin, "tag", "--list", name) and _git(origin, "rev-parse", f"{name}^{{}}")
+
+    release_as("v1.0.0")
+    first = _git(work, "rev-parse", "HEAD")
+    assert major("v1") == first
+    release_as("v1.1.0rc1")  # a pre-release leaves v1 alone
+    assert major("v1") == first
+    release_as("v1.1.0")
+    assert major("v1") == _git(work, "rev-parse", "HEAD") != first
+    release_as("v2.0.0")
+    assert major("v2") == _git(work, "rev-parse", "HEAD")
+    assert major("v1") != major("v2")

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from goldgate import console
 from goldgate.errors import GoldgateError
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -37,9 +38,16 @@ def iter_rows(
     """
     try:
         import pyarrow.parquet as pq
-    except ImportError:
+    except ImportError as exc:
+        if isinstance(exc, ModuleNotFoundError) and exc.name == "pyarrow":
+            raise error(
+                f"{path}: reading a Parquet {what} needs pyarrow: pip install 'goldgate[parquet]'"
+            ) from None
+        # Installed but broken (a NumPy it was not built for, a missing shared library):
+        # pyarrow's own message says what to fix, where "install it" would mislead.
         raise error(
-            f"{path}: reading a Parquet {what} needs pyarrow: pip install 'goldgate[parquet]'"
+            f"{path}: reading a Parquet {what} needs pyarrow, which is installed but does not"
+            f" import: {console.inline(f'{type(exc).__name__}: {exc}')}"
         ) from None
     try:
         handle = pq.ParquetFile(path if source is None else source)

@@ -66,3 +66,19 @@ def test_the_jobs_help_quotes_the_engines_threshold(
     readme = " ".join((Path(__file__).parents[1] / "README.md").read_text("utf-8").split())
     assert f"once a suite has {quoted} examples or more" in readme
     assert f"on by default from {quoted} examples" in readme
+
+
+def test_python_dash_m_goldgate_is_the_command(tmp_path: Path) -> None:
+    """``python -m goldgate`` where the script is not on PATH: the same command, the same
+    exit codes (2 for a usage error)."""
+    version = subprocess.run(
+        [sys.executable, "-m", "goldgate", "--version"], capture_output=True, text=True
+    )
+    assert version.returncode == 0 and version.stdout.startswith("goldgate "), version.stderr
+    usage = subprocess.run(
+        [sys.executable, "-m", "goldgate", "no-such-command"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert usage.returncode == 2 and "invalid choice" in usage.stderr

@@ -503,7 +503,7 @@ def upsert_comment(env: GitHubEnvironment, markdown: str, *, key: str = "") -> C
     key = env.comment_key or key
     try:
         number = env.pull_request_number()
-        run_head = env.workflow_run_head_sha()
+        run_head = None if number is None else env.workflow_run_head_sha()
     except InputError as exc:
         return CommentResult(CommentOutcome.FAILED, str(exc))
     if number is None or not env.repository:

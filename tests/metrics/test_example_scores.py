@@ -152,14 +152,23 @@ def test_bleu_rows_where_numpy_and_math_logs_could_disagree() -> None:
     assert_same_bits(metric.example_scores(stats), _row_by_row(metric, stats))
 
 
+def _left_to_right(values: Any) -> float:
+    """``sum`` as Python 3.11 adds floats: one ``+`` at a time."""
+    total = 0
+    for value in values:
+        total += value
+    return total
+
+
 @pytest.mark.parametrize("method", ["none", "exp", "add-k"])
 def test_bleu_rows_add_the_logs_with_the_interpreters_own_sum(
     method: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Python 3.12 made ``sum`` of floats compensated, and sacrebleu adds its logs with
-    ``sum``: ``bleu_rows`` must call that very ``sum``, not add columns left to right. A
-    compensated ``sum`` (``math.fsum``, as 3.12's) stands in for it here, so the test fails
-    on 3.11 as well when ``bleu_rows`` adds in its own way."""
+    ``sum``: ``bleu_rows`` must call that very ``sum``, not add columns in its own way. Each
+    manner of adding stands in for the builtin in turn (3.11's one ``+`` at a time, and a
+    compensated one, ``math.fsum``, as 3.12's), so the test fails on every version when
+    ``bleu_rows`` does not follow the interpreter."""
     stats = _small_count_stats()
     options: dict[str, Any] = {
         "max_ngram_order": 4,
@@ -167,11 +176,14 @@ def test_bleu_rows_add_the_logs_with_the_interpreters_own_sum(
         "smooth_value": None,
         "effective_order": True,
     }
-    naive = bleu_rows(stats, **options)
-    monkeypatch.setattr(bleu_module, "sum", math.fsum, raising=False)
-    expected = np.array([compute_bleu(row, **options)[0] for row in stats.tolist()])
-    assert (naive.view(np.uint64) != expected.view(np.uint64)).any()  # the sums do differ
-    assert_same_bits(bleu_rows(stats, **options), expected)
+    got = {}
+    for adder in (_left_to_right, math.fsum):
+        monkeypatch.setattr(bleu_module, "sum", adder, raising=False)
+        expected = np.array([compute_bleu(row, **options)[0] for row in stats.tolist()])
+        got[adder] = expected
+        assert_same_bits(bleu_rows(stats, **options), expected)
+    differ = got[_left_to_right].view(np.uint64) != got[math.fsum].view(np.uint64)
+    assert differ.any()  # the two manners of adding give other floats on these rows
 
 
 def test_ratio_scores_follow_pythons_if() -> None:

@@ -120,3 +120,43 @@ def test_report_to_a_link_like_dev_stdout_writes_to_stdout_and_keeps_the_link(
     assert proc.returncode == 0, proc.stderr
     assert "goldgate: passed" in proc.stdout
     assert link.is_symlink()
+
+
+@pytest.mark.parametrize("command", ["run", "bless"])
+def test_the_jobs_help_quotes_the_engines_threshold(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The automatic pool starts at ``PARALLEL_MIN_EXAMPLES`` examples; help texts said 5,000
+    where the code said 30,000. The configuration's description and the README quote it too."""
+    from goldgate.config import EngineConfig
+    from goldgate.metrics import PARALLEL_MIN_EXAMPLES
+    from goldgate.metrics.parallel import resolve_jobs
+
+    assert resolve_jobs(None, PARALLEL_MIN_EXAMPLES - 1) == 1
+    quoted = f"{PARALLEL_MIN_EXAMPLES:,}"
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert f"every core for {quoted} examples" in help_text
+    assert f"every core for {quoted} examples" in (
+        EngineConfig.model_fields["jobs"].description or ""
+    )
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text("utf-8").split())
+    assert f"once a suite has {quoted} examples or more" in readme
+    assert f"on by default from {quoted} examples" in readme
+
+
+def test_python_dash_m_goldgate_is_the_command(tmp_path: Path) -> None:
+    """``python -m goldgate`` where the script is not on PATH: the same command, the same
+    exit codes (2 for a usage error)."""
+    version = subprocess.run(
+        [sys.executable, "-m", "goldgate", "--version"], capture_output=True, text=True
+    )
+    assert version.returncode == 0 and version.stdout.startswith("goldgate "), version.stderr
+    usage = subprocess.run(
+        [sys.executable, "-m", "goldgate", "no-such-command"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert usage.returncode == 2 and "invalid choice" in usage.stderr

@@ -74,18 +74,22 @@ def test_bad_parquet_rows_name_file_and_row(tmp_path: Path) -> None:
         load_goldens(junk, "s")
 
 
-def test_without_pyarrow_the_error_names_the_extra(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = _parquet(tmp_path / "g.parquet", RECORDS)
+def _failing_pyarrow_import(monkeypatch: pytest.MonkeyPatch, failure: ImportError) -> None:
     real_import = builtins.__import__
 
     def no_pyarrow(name: str, *args: Any, **kwargs: Any) -> Any:
         if name.startswith("pyarrow"):
-            raise ImportError(name)
+            raise failure
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_pyarrow)
+
+
+def test_without_pyarrow_the_error_names_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _parquet(tmp_path / "g.parquet", RECORDS)
+    _failing_pyarrow_import(monkeypatch, ModuleNotFoundError("no pyarrow", name="pyarrow"))
     with pytest.raises(GoldenSetError, match=r"goldgate\[parquet\]"):
         load_goldens(path, "s")
 
@@ -224,3 +228,21 @@ def test_a_nested_field_of_such_a_type_is_named(tmp_path: Path) -> None:
     pq.write_table(table, tmp_path / "g.parquet")
     with pytest.raises(GoldenSetError, match=r"column 'meta\.cost' holds decimal128"):
         load_goldens(tmp_path / "g.parquet", "s")
+
+
+def test_a_broken_pyarrow_is_shown_with_its_own_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyarrow installed but not importable (built for another NumPy, a library missing):
+    its own message, not "install goldgate[parquet]", which is already done."""
+    path = _parquet(tmp_path / "g.parquet", RECORDS)
+    broken = ImportError("libarrow.so.1900: cannot open shared object file\n(and more)")
+    _failing_pyarrow_import(monkeypatch, broken)
+    with pytest.raises(GoldenSetError) as info:
+        load_goldens(path, "s")
+    message = str(info.value)
+    assert "installed but does not import: ImportError: libarrow.so.1900: cannot open" in message
+    assert "\n" not in message and "pip install" not in message
+    _failing_pyarrow_import(monkeypatch, ModuleNotFoundError("no numpy.core", name="numpy.core"))
+    with pytest.raises(GoldenSetError, match="does not import: ModuleNotFoundError: no numpy"):
+        load_goldens(path, "s")

@@ -24,6 +24,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from goldgate import console
 from goldgate.errors import GoldgateError
 from goldgate.inputs import MAX_INPUT_BYTES, open_regular
 
@@ -61,9 +62,16 @@ def iter_rows(
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
-    except ImportError:
+    except ImportError as exc:
+        if isinstance(exc, ModuleNotFoundError) and exc.name == "pyarrow":
+            raise error(
+                f"{path}: reading a Parquet {what} needs pyarrow: pip install 'goldgate[parquet]'"
+            ) from None
+        # Installed but broken (a NumPy it was not built for, a missing shared library):
+        # pyarrow's own message says what to fix, where "install it" would mislead.
         raise error(
-            f"{path}: reading a Parquet {what} needs pyarrow: pip install 'goldgate[parquet]'"
+            f"{path}: reading a Parquet {what} needs pyarrow, which is installed but does not"
+            f" import: {console.inline(f'{type(exc).__name__}: {exc}')}"
         ) from None
     with _opened(path, source, error, what) as handle:
         try:

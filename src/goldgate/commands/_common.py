@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goldgate.metrics import PARALLEL_MIN_EXAMPLES
 from goldgate.wording import plural
 
 if TYPE_CHECKING:
@@ -51,8 +52,8 @@ def add_jobs_argument(parser: argparse.ArgumentParser) -> None:
         "--jobs",
         type=_positive_int,
         metavar="N",
-        help="score with N processes (default: engine.jobs, else every core for 5,000"
-        " examples or more); the numbers do not depend on it",
+        help="score with N processes (default: engine.jobs, else every core for"
+        f" {PARALLEL_MIN_EXAMPLES:,} examples or more); the numbers do not depend on it",
     )
 
 

@@ -43,6 +43,8 @@ class FakeGitHub:
     next_url: str | None = None
     #: raw bytes served for the comment list instead of JSON (a broken proxy)
     raw_comments: bytes | None = None
+    #: pull request number -> its head commit (GET /repos/OWNER/REPO/pulls/N)
+    heads: dict[int, str] = field(default_factory=dict)
 
     def comment_bodies(self, issue: int) -> list[str]:
         return [c["body"] for c in self.comments.get(issue, [])]
@@ -91,6 +93,11 @@ def _handler(state: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                     self._send(200, {"login": state.users[token]})
                 else:
                     self._refuse(403)
+                return
+            if len(parts) == 5 and parts[3] == "pulls" and int(parts[4]) in state.heads:
+                self._send(
+                    200, {"number": int(parts[4]), "head": {"sha": state.heads[int(parts[4])]}}
+                )
                 return
             # /repos/OWNER/REPO/issues/N/comments
             if len(parts) == 6 and parts[3] == "issues" and parts[5] == "comments":

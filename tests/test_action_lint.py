@@ -180,3 +180,110 @@ def test_pre_commit_hooks_environment_can_check_a_stemming_config(tmp_path: Path
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def _readme_workflows() -> list[tuple[str, dict[str, Any]]]:
+    """The README's YAML blocks that are workflows: their text and what it parses to."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = (
+        (block, yaml.safe_load(block)) for block in re.findall(r"```yaml\n(.*?)```", text, re.S)
+    )
+    return [(block, data) for block, data in blocks if isinstance(data, dict) and "jobs" in data]
+
+
+def test_actionlint_accepts_the_readmes_workflows(tmp_path: Path) -> None:
+    files = []
+    for index, (text, _) in enumerate(_readme_workflows()):
+        path = tmp_path / f"readme-{index}.yml"
+        path.write_text(text, encoding="utf-8")
+        files.append(path)
+    assert len(files) >= 3
+    assert _actionlint(files) == []
+
+
+def test_the_workflow_run_recipe_binds_the_pull_request_to_the_run() -> None:
+    """The number comes from the untrusted run's artifact: the trusted workflow accepts it
+    only when that pull request's head is the run's head_sha, and installs goldgate from its
+    repository (``pip install goldgate`` finds nothing before the first release)."""
+    (recipe,) = [w for _, w in _readme_workflows() if "workflow_run" in w[True]]
+    steps = [step for job in recipe["jobs"].values() for step in job["steps"]]
+    bound = [
+        step
+        for step in steps
+        for name, value in step.get("env", {}).items()
+        if value == "${{ github.event.workflow_run.head_sha }}"
+        and f'"${name}"' in step.get("run", "")
+        and "/pulls/$number" in step["run"]
+        and "GOLDGATE_PR_NUMBER" in step["run"]
+    ]
+    assert bound, "no step compares the pull request's head with the run's head_sha"
+    installs = [step["run"] for step in steps if "pip install" in step.get("run", "")]
+    assert installs and all("git+https://" in line for line in installs)
+
+
+def test_ci_tests_every_python_the_package_declares() -> None:
+    """3.12 made sum() of floats compensated and 3.13 changed gzip's header: each declared
+    Python is one that CI runs the tests on, from the floor requires-python names."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = sorted(
+        c.rsplit(" ", 1)[1]
+        for c in project["classifiers"]
+        if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)
+    )
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text("utf-8"))
+    matrix = workflow["jobs"]["tests"]["strategy"]["matrix"]["python-version"]
+    assert declared == matrix == ["3.11", "3.12", "3.13"]
+    assert project["requires-python"] == f">={declared[0]}"
+    steps = workflow["jobs"]["tests"]["steps"]
+    assert {"python-version": "${{ matrix.python-version }}"} in [s.get("with") for s in steps]
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
+def test_a_release_moves_the_major_tag_that_uses_at_v1_follows(tmp_path: Path) -> None:
+    """The README's ``uses: OWNER/goldgate@v1`` needs a v1 tag: the release workflow's
+    script, run here against a local origin, moves it to each final 1.x.y and to nothing
+    else; and its trigger does not fire again on the major tag it pushes."""
+    release = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text("utf-8"))
+    assert release[True]["push"]["tags"] == ["v*.*.*"]
+    job = release["jobs"]["major-tag"]
+    assert job["needs"] == "publish" and job["permissions"] == {"contents": "write"}
+    (script,) = [step["run"] for step in job["steps"] if "run" in step]
+    origin, work = tmp_path / "origin.git", tmp_path / "work"
+    _git(tmp_path, "init", "-q", "--bare", str(origin))
+    _git(tmp_path, "clone", "-q", str(origin), str(work))
+
+    def release_as(tag: str) -> None:
+        _git(work, "commit", "-q", "--allow-empty", "-m", tag)
+        sha = _git(work, "rev-parse", "HEAD")
+        subprocess.run(
+            ["bash", "-e", "-c", script],
+            cwd=work,
+            env={**os.environ, "TAG": tag, "GITHUB_SHA": sha},
+            check=True,
+            capture_output=True,
+        )
+
+    def major(name: str) -> str:
+        return _git(origin, "tag", "--list", name) and _git(origin, "rev-parse", f"{name}^{{}}")
+
+    release_as("v1.0.0")
+    first = _git(work, "rev-parse", "HEAD")
+    assert major("v1") == first
+    release_as("v1.1.0rc1")  # a pre-release leaves v1 alone
+    assert major("v1") == first
+    release_as("v1.1.0")
+    assert major("v1") == _git(work, "rev-parse", "HEAD") != first
+    release_as("v2.0.0")
+    assert major("v2") == _git(work, "rev-parse", "HEAD")
+    assert major("v1") != major("v2")

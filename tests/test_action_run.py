@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.action_runner import ActionRun, python_shim, run_action
-from tests.crashes import crash_env
+from tests.crashes import CRASH_TEXT, crash_env
 from tests.fake_github import FakeGitHub, fake_github
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -238,21 +238,26 @@ def test_a_configuration_error_still_sets_the_outputs(
     assert api.calls == []
 
 
-@pytest.mark.parametrize("fail_on_regression", ["true", "false"])
+@pytest.mark.parametrize(
+    ("fail_on_regression", "kind"), [("true", "error"), ("false", "error"), ("false", "panic")]
+)
 def test_a_crash_fails_the_step_and_says_error_even_when_regressions_may_pass(
-    pull_request: Path, api: FakeGitHub, tmp_path: Path, fail_on_regression: str
+    pull_request: Path, api: FakeGitHub, tmp_path: Path, fail_on_regression: str, kind: str
 ) -> None:
-    """A crash is not a regression: fail-on-regression: false must not let it pass."""
+    """A crash is not a regression: fail-on-regression: false must not let it pass.
+
+    Nor a Rust tokenizer's PanicException (a BaseException), which exited 1 and passed.
+    """
     run, info = run_in_github(
         pull_request,
         api,
         tmp_path,
-        extra_env=crash_env(tmp_path, "goldgate.report:write_reports"),
+        extra_env=crash_env(tmp_path, "goldgate.report:write_reports", kind),
         **{"fail-on-regression": fail_on_regression, "comment": "false"},
     )
     gate = run.step("Run the gate")
     assert gate.returncode == 3, gate.stderr
-    assert "goldgate: internal error: ZeroDivisionError" in gate.stderr
+    assert f"goldgate: internal error: {CRASH_TEXT[kind]}" in gate.stderr
     assert "Traceback" not in gate.stdout + gate.stderr
     assert run.failed
     assert run.outputs["verdict"] == "error"

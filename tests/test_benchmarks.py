@@ -11,9 +11,18 @@ import pytest
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_metrics.py"
 
 
+#: The run took 26 s on the 2 shared cores at load 3.5, most of it the peers (METEOR's,
+#: ROUGE's): the suite's 120 s timeout (and the 120 s this test gave the script) left a
+#: loaded machine under 5× of headroom, for a test that measures nothing. A limit only for
+#: a hang.
+_HANG_S = 900
+
+
 @pytest.mark.slow
+@pytest.mark.timeout(_HANG_S + 60)
 def test_bench_metrics_quick_runs_and_scores_agree() -> None:
-    """``--quick`` runs every group; its exit code says goldgate and each peer agree."""
+    """``--quick`` runs every group; its exit code says goldgate and each peer agree (it
+    checks no speed floor: timings on a loaded machine mean nothing)."""
     for peer in ("sacrebleu", "rouge_score"):
         pytest.importorskip(peer)
     done = subprocess.run(
@@ -21,7 +30,7 @@ def test_bench_metrics_quick_runs_and_scores_agree() -> None:
         capture_output=True,
         text=True,
         check=False,
-        timeout=120,
+        timeout=_HANG_S,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()

@@ -12,6 +12,7 @@ import hashlib
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,7 @@ from goldgate import baseline as baseline_module
 from goldgate import goldens as goldens_module
 from goldgate import runner
 from goldgate.baseline import blessed_nrefs, read_baseline
+from goldgate.cli import main
 from goldgate.config import Config, load_config
 from goldgate.errors import BaselineError
 from goldgate.runner import SuiteCheck, bless, check
@@ -142,6 +144,7 @@ def test_unpacked_suites_and_older_baselines_read_the_records(
     bless(config)
     document = json.loads(config.baseline.read_text())
     del document["suites"]["gen"]["golden_file_hash"]  # a baseline from before the field
+    del document["suites"]["gen"]["binding"]  # (which came later)
     config.baseline.write_text(json.dumps(document))
     read.clear()
     assert check(config)[0].error is None
@@ -195,3 +198,75 @@ def test_check_describes_a_change_as_the_run_does(
     assert counted == describe(change)
     assert "2 added, 1 edited, 1 removed" in counted and "58 shared" in counted
     assert check(config)[0].note == counted
+
+
+def _repacked_outputs(document: dict[str, Any], outputs: list[list[str]]) -> None:
+    """The suite's outputs block replaced by ``outputs`` under a right sha256, as a hand edit
+    of a baseline from before the binding digest (so nothing else disagrees with it)."""
+    from goldgate.packed import pack_json
+
+    suite = document["suites"]["gen"]
+    sha256, data = pack_json(outputs)
+    suite["packed"]["outputs"] = {"sha256": sha256, "data": data}
+    suite.pop("binding", None)
+
+
+@pytest.mark.parametrize("wrong", ["examples", "samples"])
+def test_an_outputs_block_of_the_wrong_shape_is_damage_in_check_as_in_run(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    wrong: str,
+) -> None:
+    config = _project(tmp_path, monkeypatch, packed=True)
+    document = json.loads(config.baseline.read_text())
+    outputs = [["a", "b"]] * 60
+    # one example too few, or one sample per example where the suite blessed two
+    _repacked_outputs(document, outputs[:59] if wrong == "examples" else [["a"]] * 60)
+    config.baseline.write_text(json.dumps(document))
+    expected = "outputs: expected a list of 60 lists of 2 outputs"
+    capsys.readouterr()
+    assert main(["check"]) == 2  # was 0: check never decoded the outputs block
+    err = capsys.readouterr().err
+    assert f"goldgate.baseline.json: damaged baseline: suite 'gen': {expected}" in err
+    assert main(["run"]) == 2  # the reports decode it (with one sample: was exit 0)
+    assert expected in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("binding", ["first", "second", "none"])
+def test_a_baseline_merged_hunk_by_hunk_from_two_blesses_is_refused_by_check(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    binding: str,
+) -> None:
+    """The first bless's golden hash, file hash and index with the second's packed examples
+    (and scores, which follow from them): ``check`` took the unchanged file for the blessed
+    set and never looked at the examples (exit 0), where ``run`` refused them (exit 2)."""
+    config = _project(tmp_path, monkeypatch, packed=True)
+    goldens = tmp_path / "goldens" / "gen.jsonl"
+    first_bytes = goldens.read_bytes()
+    first = json.loads(config.baseline.read_text())["suites"]["gen"]
+    rows = [json.loads(line) for line in goldens.read_text().splitlines()]
+    rows[4]["references"] = ["something else"]
+    goldens.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    bless(config)
+    document = json.loads(config.baseline.read_text())
+    second = document["suites"]["gen"]
+    merged = {**first, "packed": second["packed"], "metrics": second["metrics"]}
+    if binding == "second":
+        merged["binding"] = second["binding"]
+    elif binding == "none":  # a baseline from before the binding: the records are read
+        merged.pop("binding", None)
+    document["suites"]["gen"] = merged
+    config.baseline.write_text(json.dumps(document))
+    goldens.write_bytes(first_bytes)
+    capsys.readouterr()
+    assert main(["check"]) == 2
+    err = capsys.readouterr().err
+    if binding == "none":
+        assert "its golden hash matches the golden set but its examples do not" in err
+    else:
+        assert "suite 'gen': its golden hash, golden set file hash and index" in err
+        assert "do not come from one bless" in err
+    assert main(["run"]) == 2

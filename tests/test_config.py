@@ -178,8 +178,58 @@ def test_pyproject_error_names_the_tool_table(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(cwd=tmp_path)
     message = str(info.value)
-    assert message.startswith(f"{path}: tool.goldgate.system.concurency: unknown key")
+    assert message.startswith(f"{path}:5: tool.goldgate.system.concurency: unknown key")
     assert "did you mean 'concurrency'?" in message
+
+
+_PYPROJECT = """\
+[project]
+name = "x"
+description = '''
+[tool.goldgate.system]
+concurency = 1
+'''
+[tool.goldgate]
+version = 1
+significance = "off"  # [ not an array
+[tool.goldgate.system]
+predictions = "p.jsonl"
+[tool.goldgate.suites."q.a"]
+goldens = "qa.jsonl"
+metrics = {exact_match = {}, token_f1 = {}}
+gate.exact_match = {min = 80.0, max_drop = 2.0}
+[tool.goldgate.report]
+formats = [
+  "md",
+  "json",
+]
+dir = "out"
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where"),
+    [
+        ("version = 1", "version = 2", ":8: tool.goldgate.version:"),
+        ('predictions = "p.jsonl"', "predictions = 3", ":11: tool.goldgate.system.predictions:"),
+        ("max_drop = 2.0", 'max_drop = "x"', ":15: tool.goldgate.suites.q.a.gate.exact_match"),
+        ("token_f1 =", "token_f2 =", ":14: tool.goldgate.suites.q.a.metrics"),
+        ("[tool.goldgate.report]", "[tool.goldgate.reprot]", ":16: tool.goldgate.reprot:"),
+        ('"json",', '"jsn",', ":17: tool.goldgate.report.formats"),
+        ('dir = "out"', "dir = 3", ":21: tool.goldgate.report.dir:"),
+    ],
+)
+def test_pyproject_errors_name_the_line(tmp_path: Path, old: str, new: str, where: str) -> None:
+    """As goldgate.yaml's do: tomllib gives no positions, so the key's line is found in the
+    text (and a [tool.goldgate.system] inside a multi-line string is not a table)."""
+    assert old in _PYPROJECT
+    path = write(tmp_path, _PYPROJECT.replace(old, new, 1), "pyproject.toml")
+    (tmp_path / "ok").mkdir()
+    assert load_config(write(tmp_path / "ok", _PYPROJECT, "pyproject.toml"))  # valid as written
+    with pytest.raises(ConfigError) as info:
+        load_config(cwd=tmp_path)
+    message = str(info.value)
+    assert message.startswith(f"{path}{where}"), message
 
 
 def test_goldgate_yaml_wins_over_pyproject(tmp_path: Path) -> None:

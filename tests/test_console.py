@@ -251,3 +251,22 @@ def test_a_stream_that_cannot_encode_shows_escapes_instead_of_crashing() -> None
     console.out("id caf\u00e9 \u2603", stream=stream)
     stream.flush()
     assert raw.getvalue() == b"id caf\\xe9 \\u2603\n"
+
+
+def test_secrets_are_redacted_longest_first_and_from_four_characters(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 30, item 21: a short secret inside a long one must not be replaced first, leaving
+    # the long one's other characters on show; a four-character key is still a key.
+    monkeypatch.setattr(console, "_secrets", set())
+    for secret in ("bcde", "xabcdefghx", "abcdefgh", "k3y!", "abc", ""):
+        console.add_secret(secret)
+    text = "a xabcdefghx b abcdefgh c bcde d k3y! e abc"
+    assert console.redact(text) == "a *** b *** c *** d *** e abc"
+    console.out(text)
+    console.err(text)
+    out, err = capsys.readouterr()
+    assert out == err == "a *** b *** c *** d *** e abc\n"
+    line = console.workflow_command("error", text, [("title", "abcdefgh")])
+    assert line == "::error title=***::a *** b *** c *** d *** e abc"
+    assert console.json_text('{"key": "xabcdefghx"}') == '{"key": "***"}'

@@ -14,7 +14,7 @@ import pytest
 from goldgate.cli import main
 from goldgate.crash import EXIT_INTERNAL, save_traceback
 from goldgate.errors import describe_exception
-from tests.crashes import crash_env
+from tests.crashes import CRASH_TEXT, crash_env
 
 GOLDGATE = Path(sys.executable).parent / "goldgate"
 SAVED = re.compile(r"the traceback is in (\S+)$")
@@ -34,6 +34,7 @@ def _saved_path(stderr: str) -> Path:
     return Path(found.group(1))
 
 
+@pytest.mark.parametrize("kind", ["error", "panic"])
 @pytest.mark.parametrize(
     ("argv", "target"),
     [
@@ -44,15 +45,16 @@ def _saved_path(stderr: str) -> Path:
     ],
 )
 def test_a_crash_in_any_command_exits_3_with_the_traceback_in_a_file(
-    tmp_path: Path, argv: list[str], target: str
+    tmp_path: Path, argv: list[str], target: str, kind: str
 ) -> None:
+    """An Exception, or a BaseException that is no exit (a Rust PanicException): exit 3."""
     subprocess.run([str(GOLDGATE), "init"], cwd=tmp_path, check=True, capture_output=True)
     proc = subprocess.run(
         [str(GOLDGATE), *argv],
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        env={**os.environ, **crash_env(tmp_path, target)},
+        env={**os.environ, **crash_env(tmp_path, target, kind)},
         check=False,
     )
     assert proc.returncode == EXIT_INTERNAL, proc.stderr
@@ -61,8 +63,8 @@ def test_a_crash_in_any_command_exits_3_with_the_traceback_in_a_file(
     assert saved.parent == tmp_path / ".goldgate"
     text = saved.read_text(encoding="utf-8")
     assert "Traceback (most recent call last)" in text
-    assert "ZeroDivisionError: injected by the test" in text
-    assert "ZeroDivisionError: injected by the test" in proc.stderr
+    assert CRASH_TEXT[kind] in text
+    assert CRASH_TEXT[kind] in proc.stderr
 
 
 def test_the_traceback_goes_to_the_temp_dir_when_dot_goldgate_is_not_writable(

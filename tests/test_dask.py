@@ -572,3 +572,57 @@ def test_each_golden_partition_receives_only_the_predictions_it_joins(cluster: s
         0: {0: [("a", 1, ["x"])], 1: [("b", 1, ["z"])]},
         1: {0: [("c", 2, ["y"])]},
     }
+
+
+# -- each partition bounded as a local input is (on the worker; no cluster needed) ------------
+
+
+def _local_fs() -> Any:
+    from fsspec.implementations.local import LocalFileSystem
+
+    return LocalFileSystem()
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "parquet"])
+def test_a_partition_that_is_not_a_regular_file_is_refused_not_read(
+    tmp_path: Path, kind: str
+) -> None:
+    from goldgate import dask_data
+
+    # Listed as a file, then replaced (or a store that says "file" for a device): the worker
+    # opens it as every local input is opened.
+    link = tmp_path / f"part-0.{kind}"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(GoldenSetError, match=r"part-0\.\w+: golden set is a character device"):
+        if kind == "jsonl":
+            dask_data._jsonl_bytes(_local_fs(), str(link), str(link), GoldenSetError, "golden set")
+        else:
+            dask_data._parquet_rows(_local_fs(), str(link), str(link), GoldenSetError, "golden set")
+
+
+@pytest.mark.parametrize("local", [True, False])
+def test_a_partition_past_the_cap_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, local: bool
+) -> None:
+    from fsspec.implementations.memory import MemoryFileSystem
+
+    from goldgate import dask_data, inputs
+
+    line = b'{"id": "a", "input": "q", "reference": "r"}\n'
+    if local:
+        fs, path = _local_fs(), str(tmp_path / "part-0.jsonl")
+        Path(path).write_bytes(line * 10)
+    else:
+        fs, path = MemoryFileSystem(), f"/goldgate-cap-{os.getpid()}/part-0.jsonl"
+        fs.pipe(path, line * 10)
+    monkeypatch.setattr(inputs, "MAX_INPUT_BYTES", 100)
+    monkeypatch.setattr(dask_data, "MAX_INPUT_BYTES", 100)
+    try:
+        with pytest.raises(InputError, match=r"part-0\.jsonl: .*larger than 100 bytes"):
+            dask_data._jsonl_bytes(fs, path, path, InputError, "predictions file")
+        monkeypatch.setattr(inputs, "MAX_INPUT_BYTES", 1000)
+        monkeypatch.setattr(dask_data, "MAX_INPUT_BYTES", 1000)
+        assert dask_data._jsonl_bytes(fs, path, path, InputError, "predictions file") == line * 10
+    finally:
+        if not local:
+            fs.rm(path)

@@ -30,7 +30,7 @@ from goldgate.result import (
     SuiteResult,
     Verdict,
 )
-from tests.fake_github import fake_github
+from tests.fake_github import FakeGitHub, fake_github
 
 TOKEN = "ghs_secret_token_value_123"
 
@@ -190,6 +190,64 @@ def test_workflow_run_override_names_the_pull_request(tmp_path: Path) -> None:
         )
         assert upsert_comment(env, "x").outcome is CommentOutcome.CREATED
     assert 42 in api.comments
+
+
+_RUN_HEAD = "a" * 40
+
+
+def _workflow_run_env(api: FakeGitHub, tmp_path: Path, pr_number: str) -> GitHubEnvironment:
+    """The trusted half of the README's workflow_run recipe: the number from the artifact."""
+    event = tmp_path / "workflow_run.json"
+    event.write_text(json.dumps({"workflow_run": {"head_sha": _RUN_HEAD, "event": "pull_request"}}))
+    return GitHubEnvironment.from_environ(
+        {
+            "GITHUB_API_URL": api.url,
+            "GITHUB_REPOSITORY": "acme/app",
+            "GITHUB_EVENT_NAME": "workflow_run",
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_TOKEN": TOKEN,
+            "GOLDGATE_PR_NUMBER": pr_number,
+        }
+    )
+
+
+def test_workflow_run_comments_on_the_pull_request_whose_head_the_run_built(
+    tmp_path: Path,
+) -> None:
+    with fake_github(heads={42: _RUN_HEAD}) as api:
+        result = upsert_comment(_workflow_run_env(api, tmp_path, "42"), "x")
+    assert result.outcome is CommentOutcome.CREATED
+    assert 42 in api.comments
+
+
+def test_a_forks_artifact_naming_another_pull_request_cannot_rewrite_its_comment(
+    tmp_path: Path,
+) -> None:
+    """The number comes from the untrusted run's artifact: pull request #7 (someone else's,
+    head b…) must not get the fork's result, neither as a new comment nor as an edit."""
+    with fake_github(heads={7: "b" * 40}) as api:
+        api.comments[7] = [
+            {
+                "id": 5,
+                "body": comment_marker("") + "\nreal",
+                "user": {"login": "github-actions[bot]"},
+            }
+        ]
+        result = upsert_comment(_workflow_run_env(api, tmp_path, "7"), "forged")
+    assert result.outcome is CommentOutcome.FAILED
+    assert "#7's head is bbbbbbbbbbbb, not aaaaaaaaaaaa" in result.detail
+    assert api.comment_bodies(7) == [comment_marker("") + "\nreal"]
+    assert [call.method for call in api.calls] == ["GET"]
+
+
+def test_a_workflow_run_event_without_a_head_sha_comments_nowhere(tmp_path: Path) -> None:
+    with fake_github(heads={42: _RUN_HEAD}) as api:
+        env = _workflow_run_env(api, tmp_path, "42")
+        assert env.event_path is not None
+        env.event_path.write_text(json.dumps({"workflow_run": {"head_sha": "HEAD"}}))
+        result = upsert_comment(env, "x")
+    assert result.outcome is CommentOutcome.FAILED and "head_sha" in result.detail
+    assert api.calls == []
 
 
 def test_token_is_never_in_repr(tmp_path: Path) -> None:

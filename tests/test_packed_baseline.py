@@ -25,7 +25,14 @@ from goldgate.baseline import (
 from goldgate.compact_stats import as_float
 from goldgate.config import load_config
 from goldgate.errors import BaselineError
-from goldgate.packed import PackError, pack_bytes, pack_columns, unpack_bytes, unpack_columns
+from goldgate.packed import (
+    PackError,
+    pack_bytes,
+    pack_columns,
+    pack_json,
+    unpack_bytes,
+    unpack_columns,
+)
 from goldgate.runner import bless, run
 from tests.test_scale import make_project
 
@@ -123,9 +130,18 @@ def _flip(block: dict[str, Any]) -> None:
     block["data"] = data[:middle] + ("A" if data[middle] != "A" else "B") + data[middle + 1 :]
 
 
+def _duplicate_an_id(packed: dict[str, Any]) -> None:
+    """The ids block with its second id replaced by the first, under a right sha256."""
+    ids = json.loads(zlib.decompress(base64.b64decode(packed["ids"]["data"])))
+    ids[1] = ids[0]
+    sha256, data = pack_json(ids)
+    packed["ids"] = {"sha256": sha256, "data": data}
+
+
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
+        (lambda p, d: _duplicate_an_id(p), "ids: an id appears twice"),
         (lambda p, d: _flip(p["stats"]["counts"]), "statistics of 'counts'"),
         (lambda p, d: _flip(p["ids"]), "ids"),
         (lambda p, d: _flip(p["digests"]), "digests"),
@@ -209,7 +225,7 @@ def test_bless_new_only_keeps_a_packed_baseline_packed(
 def test_dumps_never_writes_both_layouts() -> None:
     text = dumps_baseline(Baseline(goldgate_version="0.1.0", suites={"big": _suite(n=5)}))
     suite = json.loads(text)["suites"]["big"]
-    assert set(suite) == {"golden_hash", "goldens", "samples", "metrics", "packed"}
+    assert set(suite) == {"golden_hash", "goldens", "binding", "samples", "metrics", "packed"}
 
 
 def test_a_changed_golden_set_is_gated_alike_with_either_layout(
@@ -337,6 +353,62 @@ def test_a_block_that_inflates_past_its_size_is_refused_before_it_is_held() -> N
         unpack_bytes(cut, sha256, "digests", size=48_000)
 
 
+def _bomb(mib: int) -> str:
+    """``mib`` MiB of zeros as a block's base64 zlib data (about a thousand to one)."""
+    inflater = zlib.compressobj(9)
+    chunk = bytes(1 << 20)
+    bomb = b"".join(inflater.compress(chunk) for _ in range(mib)) + inflater.flush()
+    return base64.b64encode(bomb).decode()
+
+
+@pytest.mark.parametrize("block", ["ids", "outputs"])
+def test_an_ids_or_outputs_block_that_inflates_past_its_bound_is_refused_before_it_is_held(
+    tmp_path: Path, block: str
+) -> None:
+    # 512 MiB of zeros in ~0.5 MB: the ids and outputs blocks (JSON, no size known beforehand)
+    # were inflated whole, then refused by their sha256; 50 examples' ids or outputs are
+    # bounded by what that many may take
+    bomb = _bomb(512)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    message = _damage(tmp_path, lambda p, d: p[block].update(data=bomb))
+    grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mib < 64  # never the 512 MiB it would inflate to
+    assert str(tmp_path / "goldgate.baseline.json") in message
+    assert f"suite 'big': {block}: the packed data inflates past the" in message
+    ids, outputs = baseline_module.ids_limit(50), baseline_module.outputs_limit(50, 2)
+    limit = ids if block == "ids" else outputs
+    assert f"past the {limit} bytes it may hold" in message
+
+
+def test_bless_refuses_to_pack_ids_or_outputs_that_reading_would_refuse() -> None:
+    long_ids = [f"{i:05d}" + "x" * baseline_module.IDS_BYTES_PER_EXAMPLE for i in range(3)]
+    with pytest.raises(BaselineError, match="cannot pack a baseline whose ids take"):
+        SuiteBaseline.build(
+            golden_hash="sha256:abc",
+            goldens="g.jsonl",
+            samples=1,
+            metrics={},
+            ids=long_ids,
+            digests=["0" * 16] * 3,
+            outputs=[["a"]] * 3,
+            stats={},
+            packed=True,
+        )
+    long_output = "y" * (baseline_module.OUTPUT_BYTES_PER_SAMPLE + 1)
+    with pytest.raises(BaselineError, match="cannot pack a baseline whose outputs take"):
+        SuiteBaseline.build(
+            golden_hash="sha256:abc",
+            goldens="g.jsonl",
+            samples=1,
+            metrics={},
+            ids=["a", "b", "c"],
+            digests=["0" * 16] * 3,
+            outputs=[[long_output]] * 3,
+            stats={},
+            packed=True,
+        )
+
+
 @pytest.mark.parametrize(
     "outputs", [[7, 7, 7], [[{"x": 1}], ["b"], ["c"]], ["abc", ["b"], ["c"]], [[], ["b"], ["c"]]]
 )
@@ -345,9 +417,9 @@ def test_blessed_outputs_that_are_not_lists_of_strings_are_a_damaged_baseline(
 ) -> None:
     # the block's sha256 is right (an edit by hand): its entries must still be lists of texts,
     # or the reports index into ints and dicts (an internal error, exit 3, not a refusal)
-    sha256, data = baseline_module.pack_json(outputs)
+    sha256, data = pack_json(outputs)
     blessed = baseline_module.BlessedOutputs(
-        ["a", "b", "c"], baseline_module.PackedBlock(sha256=sha256, data=data)
+        ["a", "b", "c"], baseline_module.PackedBlock(sha256=sha256, data=data), samples=1
     )
     with pytest.raises(BaselineError, match="damaged baseline: outputs: expected a list of 3"):
         blessed("a")

@@ -106,9 +106,15 @@ def reaped() -> Iterator[list[int]]:
             os.kill(pid, signal.SIGKILL)
 
 
-def test_sigterm_stops_the_system_tree_keeps_the_cache_and_exits_143(
-    tmp_path: Path, reaped: list[int]
+@pytest.mark.parametrize(
+    ("signum", "code"),
+    [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGQUIT, 131)],
+    ids=["SIGTERM", "SIGHUP", "SIGQUIT"],
+)
+def test_a_stop_signal_stops_the_system_tree_keeps_the_cache_and_exits_128_plus_it(
+    tmp_path: Path, reaped: list[int], signum: signal.Signals, code: int
 ) -> None:
+    """SIGHUP (a closed terminal) and SIGQUIT ended goldgate at once and left the tree running."""
     root = project(tmp_path, SLOW_WITH_CHILD)
     process = subprocess.Popen(
         [str(GOLDGATE), "run", "-q"],
@@ -120,10 +126,10 @@ def test_sigterm_stops_the_system_tree_keeps_the_cache_and_exits_143(
     wait_for(lambda: len(lines(root / "calls")) >= 3)
     pids = [int(p) for p in lines(root / "pids")]
     reaped += pids
-    process.send_signal(signal.SIGTERM)
+    process.send_signal(signum)
     out, err = process.communicate(timeout=60)
-    assert process.returncode == 143, err
-    assert err.strip().splitlines()[-1] == "goldgate: terminated (SIGTERM)"
+    assert process.returncode == code, err
+    assert err.strip().splitlines()[-1] == f"goldgate: terminated ({signum.name})"
     assert "Traceback" not in out + err
     wait_for(lambda: not any(alive(pid) for pid in pids), 10)
     assert [pid for pid in pids if alive(pid)] == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,11 @@ pytest_plugins = ["pytester"]
 QUIET = ("-p", "no:hypothesispytest")
 N_QA = 20
 N_ECHO = 6
+
+
+class PanicException(BaseException):
+    """What pyo3 raises for a Rust panic (a tokenizer's): a BaseException, not an Exception."""
+
 
 SYSTEMS = '''
 import os
@@ -202,8 +208,9 @@ def test_bless_writes_the_baseline_calling_the_system_once(project: pytest.Pytes
     assert len(calls(project)) == N_QA + N_ECHO
 
     use_system(project, "bad")
-    accepted = run(project, "--goldgate-bless")
-    assert accepted.ret == pytest.ExitCode.OK  # a blessed regression is accepted
+    accepted = run(project, "--goldgate-bless", "--goldgate-allow-regression")
+    assert accepted.ret == pytest.ExitCode.OK  # a regression accepted on purpose
+    accepted.stdout.fnmatch_lines(["blessed qa, echo into *baseline.json (forced past qa)"])
     assert baseline_score(project, "qa", "exact_match") == 50.0
     assert len(calls(project)) == N_QA + N_ECHO
 
@@ -211,12 +218,64 @@ def test_bless_writes_the_baseline_calling_the_system_once(project: pytest.Pytes
     after.assert_outcomes(passed=3)
 
 
+def test_bless_refuses_a_regression_as_goldgate_bless_does(project: pytest.Pytester) -> None:
+    bless_library(project)
+    use_system(project, "bad")
+    result = run(project, "--goldgate-bless")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    # the regressed item fails, and the refused bless is a failure of its own in the summary
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ goldgate-bless _*",
+            "could not bless: 1 gate check failed in qa (qa: exact_match dropped beyond"
+            " max_drop 2.00*); the baseline *goldgate.baseline.json is unchanged. Fix the"
+            " regression, or accept it with --goldgate-bless --goldgate-allow-regression*",
+            "FAILED goldgate::qa::exact_match - *",
+            "FAILED goldgate-bless - could not bless: *",
+        ]
+    )
+    assert "blessed qa" not in result.stdout.str()
+    assert baseline_score(project, "qa", "exact_match") == 100.0
+    assert (
+        "forced"
+        not in json.loads((project.path / "goldgate.baseline.json").read_text())["suites"]["qa"]
+    )
+
+    misuse = run(project, "--goldgate", "--goldgate-allow-regression")
+    assert misuse.ret == pytest.ExitCode.USAGE_ERROR
+    misuse.stderr.fnmatch_lines(["*--goldgate-allow-regression applies to --goldgate-bless*"])
+
+
+def test_a_forced_bless_is_recorded_when_two_tests_bless_one_suite(
+    project: pytest.Pytester,
+) -> None:
+    bless_library(project)
+    use_system(project, "bad")
+    # the configured system again: the same outputs as goldgate::qa, so no conflict
+    project.makepyfile(test_fixture="def test_again(goldgate):\n    goldgate.check('qa')\n")
+    result = run(project, "--goldgate-bless", "--goldgate-allow-regression")
+    assert result.ret == pytest.ExitCode.OK
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(
+        [
+            "blessed qa, echo into * (forced past qa)",
+            "blessed qa (from test_fixture.py::test_again) into * (forced past qa)",
+        ]
+    )
+    data = json.loads((project.path / "goldgate.baseline.json").read_text())
+    assert data["suites"]["qa"]["forced"] == [
+        "qa: exact_match dropped beyond max_drop 2.00 (100.00 → 50.00, -50.00)"
+    ]
+    assert baseline_score(project, "qa", "exact_match") == 50.0
+
+
 def test_bless_of_a_selection_keeps_the_other_suites(project: pytest.Pytester) -> None:
     bless_library(project)
     use_system(project, "bad")
-    result = run(project, "--goldgate-bless", "-k", "qa")
+    result = run(project, "--goldgate-bless", "--goldgate-allow-regression", "-k", "qa")
     assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines(["blessed qa into *"])
+    result.stdout.fnmatch_lines(["blessed qa into * (forced past qa)"])
     assert all(line.startswith("q") for line in calls(project))
     data = json.loads((project.path / "goldgate.baseline.json").read_text())
     assert set(data["suites"]) == {"qa", "echo"}
@@ -342,9 +401,22 @@ def test_fixture_checks_are_blessed_at_session_end(project: pytest.Pytester) -> 
             goldgate.check("qa", system=lambda x: "no idea")
         """
     )
-    result = run(project, "--goldgate-bless", "-k", "worse")
+    refused = run(project, "--goldgate-bless", "-k", "worse")
+    refused.assert_outcomes(failed=2)
+    refused.stdout.fnmatch_lines(
+        [
+            "*_ test_worse _*",
+            "test_fixture.py:2: goldgate suite 'qa': regressed*",
+            "FAILED goldgate-bless - could not bless: 2 gate checks failed in qa*",
+        ]
+    )
+    assert baseline_score(project, "qa", "exact_match") == 100.0
+
+    result = run(project, "--goldgate-bless", "--goldgate-allow-regression", "-k", "worse")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["blessed qa (from test_fixture.py::test_worse) into *"])
+    result.stdout.fnmatch_lines(
+        ["blessed qa (from test_fixture.py::test_worse) into * (forced past qa)"]
+    )
     assert baseline_score(project, "qa", "exact_match") == 0.0
 
 
@@ -484,6 +556,8 @@ def test_xdist_bless_once_with_fixture_checks_from_workers(project: pytest.Pytes
     assert len(calls(project)) == N_QA  # the configured system, once
     assert baseline_score(project, "qa", "exact_match") == 100.0
     assert baseline_score(project, "echo", "exact_match") == 0.0
+    # one history row: the controller's qa and the echo a worker checked
+    assert history_runs(project) == [("pytest", ["echo", "qa"])]
 
 
 def test_two_tests_blessing_one_suite_from_different_systems_is_an_error(
@@ -495,12 +569,18 @@ def test_two_tests_blessing_one_suite_from_different_systems_is_an_error(
             goldgate.check("echo", system=lambda x: "no idea")
         """
     )
-    result = project.runpytest_subprocess(*QUIET, "--goldgate-bless")
-    assert result.ret != pytest.ExitCode.OK
+    result = project.runpytest_subprocess(*QUIET, "--goldgate-bless", "--junitxml=junit.xml")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    junit = (project.path / "junit.xml").read_text()
+    assert re.search(r'name="goldgate-bless"[^>]*><failure message="could not bless: ', junit)
+    # the summary says what failed, not "4 passed" with exit code 1
+    result.assert_outcomes(passed=4, failed=1)
     result.stdout.fnmatch_lines(
         [
             "*could not bless: suite 'echo' is blessed by goldgate::echo and by"
-            " test_fixture.py::test_echo_worse from different systems*nothing was blessed*"
+            " test_fixture.py::test_echo_worse from different systems*nothing was blessed*",
+            "FAILED goldgate-bless - could not bless: suite 'echo' is blessed by*",
+            "*= 1 failed, 4 passed in *",
         ]
     )
     assert not (project.path / "goldgate.baseline.json").exists()
@@ -517,11 +597,12 @@ def test_importing_the_plugin_stays_light() -> None:
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.parametrize("kind", [ZeroDivisionError, PanicException])
 def test_a_crash_while_configuring_exits_3_in_one_line_not_internalerror(
-    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, kind: type[BaseException]
 ) -> None:
     def boom(*args: object, **kwargs: object) -> None:
-        raise ZeroDivisionError("injected by the test")
+        raise kind("injected by the test")
 
     monkeypatch.setattr("goldgate.config.load_config", boom)
     result = run(project, "--goldgate")
@@ -529,7 +610,7 @@ def test_a_crash_while_configuring_exits_3_in_one_line_not_internalerror(
     output = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in output
     assert "Traceback" not in output
-    assert "goldgate: internal error: ZeroDivisionError: injected by the test" in output
+    assert f"goldgate: internal error: {kind.__name__}: injected by the test" in output
     saved = re.search(r"the traceback is in (\S+)", output)
     assert saved is not None
     assert "injected by the test" in Path(saved.group(1)).read_text(encoding="utf-8")
@@ -548,3 +629,176 @@ def test_any_goldgate_error_while_configuring_is_a_usage_error(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "goldgate: goldens/qa.jsonl:3: a bad line" in result.stderr.str()
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
+def history_runs(pytester: pytest.Pytester) -> list[tuple[str, list[str]]]:
+    """Each recorded run's source and suites, oldest first."""
+    path = load_config(pytester.path / "goldgate.yaml").history.path  # type: ignore[union-attr]
+    assert path is not None
+    with sqlite3.connect(path) as db:
+        runs = db.execute("SELECT id, source FROM runs ORDER BY id").fetchall()
+        return [
+            (
+                source,
+                sorted(
+                    s for (s,) in db.execute("SELECT suite FROM suites WHERE run_id = ?", (run,))
+                ),
+            )
+            for run, source in runs
+        ]
+
+
+def test_one_session_records_one_history_row(project: pytest.Pytester) -> None:
+    bless_library(project)
+    project.makepyfile(
+        test_fixture="""
+        import pytest
+
+        def answer(x):
+            return "answer " + str(int(x[1:]))
+
+        def test_one(goldgate):
+            goldgate.check("qa", system=answer)
+
+        def test_two(goldgate):
+            goldgate.check("echo")
+
+        @pytest.mark.goldgate(suite="qa", system=answer)
+        def test_three():
+            pass
+        """
+    )
+    result = run(project, "--goldgate")
+    result.assert_outcomes(passed=6)
+    # the configured run and three checks: one row, each suite once
+    assert history_runs(project) == [("pytest", ["echo", "qa"])]
+
+    checks_only = run(project, "-k", "two")
+    checks_only.assert_outcomes(passed=1, deselected=2)
+    assert history_runs(project)[1:] == [("pytest", ["echo"])]
+
+    # the configured system's fingerprint, not that of a scratch file: the same each session
+    run(project, "--goldgate", "-k", "goldgate")
+    run(project, "--goldgate", "-k", "goldgate")
+    path = load_config(project.path / "goldgate.yaml").history.path  # type: ignore[union-attr]
+    with sqlite3.connect(str(path)) as db:
+        systems = [s for (s,) in db.execute("SELECT system FROM runs ORDER BY id")]
+    assert systems[-1] == systems[-2]
+
+
+def test_an_item_id_on_the_command_line_selects_it(project: pytest.Pytester) -> None:
+    bless_library(project)
+    project.makepyfile(test_plain="def test_plain():\n    pass\n")
+    one = run(project, "goldgate::qa::token_f1", "-v")
+    assert one.ret == pytest.ExitCode.OK
+    one.assert_outcomes(passed=1)
+    one.stdout.fnmatch_lines(["goldgate::qa::token_f1 PASSED*"])
+    assert sorted(calls(project)) == [f"q{i:02d}" for i in range(1, N_QA + 1)]
+
+    suite = run(project, "--goldgate", "test_plain.py", "goldgate::echo", "-v")
+    suite.assert_outcomes(passed=2)
+    suite.stdout.fnmatch_lines(["test_plain.py::test_plain PASSED*", "goldgate::echo::scored*"])
+    assert "goldgate::qa" not in suite.stdout.str()
+
+    typo = run(project, "goldgate::qaa")
+    assert typo.ret == pytest.ExitCode.USAGE_ERROR
+    typo.stderr.fnmatch_lines(
+        ["ERROR: goldgate: no item goldgate::qaa (did you mean 'goldgate::qa'?)"]
+    )
+
+
+def test_a_marked_test_errors_when_the_plugin_is_disabled(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_marker="""
+        import pytest
+
+        @pytest.mark.goldgate(suite="qa", system="sysmod:bad")
+        def test_marked():
+            pass
+
+        def test_plain():
+            pass
+        """
+    )
+    for strict in ((), ("--strict-markers",)):
+        result = run(project, "-p", "no:goldgate", *strict)
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        result.assert_outcomes(passed=1, errors=1)
+        result.stdout.fnmatch_lines(
+            [
+                "*ERROR at setup of test_marked*",
+                "test_marker.py::test_marked is marked @pytest.mark.goldgate, but goldgate's"
+                " pytest plugin is disabled (-p no:goldgate), so its gate would not be checked*",
+            ]
+        )
+        assert calls(project) == []
+    deselected = run(project, "-p", "no:goldgate", "-m", "not goldgate")
+    deselected.assert_outcomes(passed=1, deselected=1)
+
+
+FIXTURE_CHECK = """
+def test_fixture_check(goldgate):
+    goldgate.check("echo")
+"""
+
+
+@pytest.mark.parametrize("kind", [ZeroDivisionError, PanicException])
+def test_a_crash_while_scoring_exits_3_never_as_a_failed_gate(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, kind: type[BaseException]
+) -> None:
+    """A crash failed the gate's items (exit 1, a regression); a PanicException's traceback
+    filled the page."""
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise kind("injected by the test")
+
+    bless_library(project)
+    project.makepyfile(test_fixture=FIXTURE_CHECK)
+    monkeypatch.setattr("goldgate.runner.score_suite", boom)
+    result = run(project, "--goldgate")
+    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
+    output = result.stdout.str() + result.stderr.str()
+    assert f"goldgate: internal error: {kind.__name__}: injected by the test" in output
+    assert "Traceback" not in output and "INTERNALERROR" not in output
+    saved = re.search(r"the traceback is in (\S+)", output)
+    assert saved is not None
+    assert "injected by the test" in Path(saved.group(1)).read_text(encoding="utf-8")
+
+
+def test_a_crash_in_an_xdist_workers_fixture_check_exits_3(project: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    bless_library(project)
+    project.makepyfile(test_fixture=FIXTURE_CHECK)
+    # Loaded by the controller and by every worker (a subprocess: nothing leaks).
+    project.makeconftest(
+        """
+        import goldgate.runner
+
+        class PanicException(BaseException):
+            pass
+
+        def boom(*args, **kwargs):
+            raise PanicException("injected by the test")
+
+        goldgate.runner.score_suite = boom
+        """
+    )
+    result = project.runpytest_subprocess(*QUIET, "-n", "2", "-k", "fixture_check")
+    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
+    output = result.stdout.str()
+    assert "goldgate: internal error: PanicException: injected by the test" in output
+    assert "Traceback" not in output
+
+
+def test_a_crash_while_blessing_at_session_end_exits_3(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
+        raise PanicException("injected by the test")
+
+    monkeypatch.setattr("goldgate.runner.bless_reviewed", boom)
+    result = run(project, "--goldgate-bless")
+    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
+    output = result.stdout.str() + result.stderr.str()
+    assert "could not bless: goldgate: internal error: PanicException: injected" in output
+    assert "Traceback" not in output and "INTERNALERROR" not in output

@@ -9,6 +9,8 @@ test runs in CI (``.ci/run``); only outside CI does it skip when pip cannot reac
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import re
 import shlex
@@ -16,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -86,6 +89,56 @@ def test_in_your_own_project_ends_with_a_passing_gate(tmp_path: Path) -> None:
     # goldgate came from the fresh install, not from this environment's editable one.
     assert where.stdout.startswith(str(project / ".venv"))
     assert (project / "goldgate.baseline.json").is_file()
+    _check_the_installed_wheel(project / ".venv" / "bin" / "python", env)
+
+
+def _check_the_installed_wheel(python: Path, env: dict[str, str]) -> None:
+    """What a wheel user gets: ``python -m goldgate``, the notices, the declared Pythons."""
+    module = subprocess.run(
+        [str(python), "-m", "goldgate", "--version"], capture_output=True, text=True, env=env
+    )
+    assert module.returncode == 0 and module.stdout.startswith("goldgate "), module.stderr
+    probe = (
+        "import json; from importlib.metadata import distribution as d; g = d('goldgate');"
+        " print(json.dumps([[str(f) for f in g.files or []], g.metadata.get_all('Classifier')]))"
+    )
+    listed = subprocess.run(
+        [str(python), "-c", probe], capture_output=True, text=True, env=env, check=True
+    )
+    files, classifiers = json.loads(listed.stdout)
+    assert any(f.endswith(".dist-info/licenses/THIRD_PARTY_NOTICES.md") for f in files)
+    assert any(f.endswith(".dist-info/licenses/LICENSE") for f in files)
+    assert "goldgate/metrics/__init__.py" in files
+    for version in ("3.11", "3.12", "3.13"):
+        assert f"Programming Language :: Python :: {version}" in classifiers
+
+
+def test_the_sdist_holds_the_notices_and_no_tests_that_cannot_run(tmp_path: Path) -> None:
+    """setuptools shipped tests/test*.py alone (without tests/__init__.py, the helpers and
+    the data they read): the sdist prunes them and carries LICENSE and the notices."""
+    if importlib.util.find_spec("build") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("the build package is missing (it is in the test extra)")
+        pytest.skip("the build package is not installed")
+    checkout = tmp_path / "goldgate"
+    shutil.copytree(ROOT, checkout, ignore=_NOT_SOURCE)
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--sdist", "--outdir", str(tmp_path / "dist"), "."],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if done.returncode != 0 and os.environ.get("CI") != "true":
+        pytest.skip(f"could not build the sdist (no index?): {done.stderr[-500:]}")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (sdist,) = (tmp_path / "dist").glob("goldgate-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    assert {"LICENSE", "THIRD_PARTY_NOTICES.md", "README.md", "pyproject.toml"} <= names
+    assert "src/goldgate/__main__.py" in names
+    assert not [name for name in names if name.startswith("tests/")]
 
 
 def _see_installed_dependencies(venv: Path) -> None:

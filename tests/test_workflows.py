@@ -275,6 +275,32 @@ def test_a_rerun_after_a_code_edit_does_not_resume_and_says_why(command_repo: Pr
     assert "resumed" not in done.stderr
 
 
+def test_a_second_edit_of_a_dirty_file_does_not_resume(command_repo: Project) -> None:
+    script = command_repo.root / "answer.py"
+    script.write_text(script.read_text() + "# a first try\n")  # dirty before the crash
+    _crash_qa_after(command_repo, 6)
+    script.write_text(script.read_text() + "# a second try\n")  # the same file, edited again
+    done = command_repo.goldgate("run")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len([i for i in calls(command_repo) if i.startswith("qa-")]) == 30
+    assert (
+        "6 cached outputs of an earlier run not reused: uncommitted changes differ (answer.py)"
+        in done.stdout
+    )
+
+
+def test_a_new_untracked_file_does_not_resume(command_repo: Project) -> None:
+    _crash_qa_after(command_repo, 6)
+    (command_repo.root / "prompts.py").write_text("PROMPT = 'answer briefly'\n")
+    done = command_repo.goldgate("run")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len([i for i in calls(command_repo) if i.startswith("qa-")]) == 30
+    assert (
+        "6 cached outputs of an earlier run not reused: uncommitted changes differ (prompts.py)"
+        in done.stdout
+    )
+
+
 def test_a_rerun_without_an_edit_resumes_and_says_so(command_repo: Project) -> None:
     _crash_qa_after(command_repo, 6)
     done = command_repo.goldgate("run")

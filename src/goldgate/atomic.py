@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 import threading
@@ -105,6 +106,8 @@ def write_text_atomic(path: Path, text: str, *, newline: str | None = "") -> Non
 
     The file gets the permissions a plain ``open`` would give it (mkstemp's are 0600). The
     directory's lock is held throughout, and stale temporaries of ``path`` are removed first.
+    A symbolic link is written through to its file; a device, a FIFO or ``/dev/stdout`` is
+    written into directly (see :func:`_rename_destination`): never renamed over.
     """
     _write_atomic(path, text, newline)
 
@@ -115,6 +118,11 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
 
 
 def _write_atomic(path: Path, content: str | bytes, newline: str | None) -> None:
+    destination = _rename_destination(path)
+    if destination is None:
+        _write_directly(path, content, newline)
+        return
+    path = destination
     directory = path.parent
     with locked(directory):
         remove_stale_temporaries(path)
@@ -139,6 +147,64 @@ def _write_atomic(path: Path, content: str | bytes, newline: str | None) -> None
                 os.unlink(temporary)
             raise
         _fsync_directory(directory)
+
+
+#: links followed at most while looking for a descriptor's link (the kernel stops at 40)
+_MAX_LINKS = 40
+
+
+def _rename_destination(path: Path) -> Path | None:
+    """The file an atomic write of ``path`` replaces, or None to write into ``path`` directly.
+
+    Only a regular file (or a name not taken yet) is replaced by a rename. A symbolic link the
+    user keeps (a configuration shared between checkouts) is written through: its target is
+    replaced and the link stays. A device, a FIFO or a descriptor's link (``/dev/stdout`` →
+    ``/proc/self/fd/1``, whatever it leads to) is written into, as ``open`` would: renaming
+    over it would replace ``/dev/full`` with a file as root, or the link with a copy.
+    """
+    try:
+        info = os.lstat(path)
+    except OSError:  # not there yet (or unreadable: the write itself will say why)
+        return path
+    if stat.S_ISREG(info.st_mode):
+        return path
+    if not stat.S_ISLNK(info.st_mode) or _descriptor_link(path):
+        return None
+    try:
+        final = os.stat(path)
+    except FileNotFoundError:  # a dangling link: the file it names is created, as open would
+        return Path(os.path.realpath(path))
+    except OSError:
+        return None
+    return Path(os.path.realpath(path)) if stat.S_ISREG(final.st_mode) else None
+
+
+def _descriptor_link(path: Path) -> bool:
+    """Whether ``path`` resolves through ``/proc`` (``/dev/stdout``, ``/dev/fd/N``).
+
+    Such a link names an open descriptor, not a file to replace: ``report -o /dev/stdout >>
+    log`` must write into the shell's descriptor, not rename a new file over ``log``.
+    """
+    current = os.path.abspath(path)
+    for _ in range(_MAX_LINKS):
+        if os.path.realpath(os.path.dirname(current)).startswith("/proc/"):
+            return True
+        try:
+            link = os.readlink(current)
+        except OSError:  # not a link: the chain ended outside /proc
+            return False
+        current = os.path.join(os.path.dirname(current), link)
+    return False
+
+
+def _write_directly(path: Path, content: str | bytes, newline: str | None) -> None:
+    """Write into what ``path`` names (a device, a FIFO, a descriptor): no temporary, no rename."""
+    if isinstance(content, bytes):
+        with open(path, "wb") as binary:
+            binary.write(content)
+    else:
+        with open(path, "w", encoding="utf-8", newline=newline) as text:
+            text.write(content)
 
 
 def remove_stale_temporaries(path: Path) -> list[Path]:

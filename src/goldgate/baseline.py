@@ -18,6 +18,7 @@ changed example and metric.
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 import json
 import math
@@ -43,10 +44,10 @@ from goldgate.metrics.base import Metric
 from goldgate.packed import (
     ColumnType,
     PackError,
+    json_bytes,
     pack_bytes,
     pack_column_list,
     pack_columns,
-    pack_json,
     unpack_bytes,
     unpack_json,
     unpack_typed_columns,
@@ -60,6 +61,26 @@ BASELINE_SCHEMA_VERSIONS = (BASELINE_SCHEMA_VERSION, PACKED_SCHEMA_VERSION)
 #: Suites with at least this many examples are packed: below it, a per-example JSON diff is
 #: worth its size (about 300 bytes per example instead of about 40).
 PACK_MIN_EXAMPLES = 5_000
+#: The most a packed suite's ids block may inflate to, per example (its JSON: an id with its
+#: quotes and comma). Ids are short; this is generous, and bounds what a tampered block (a
+#: zlib bomb) costs before it is refused. Bless refuses a suite beyond it, so a baseline it
+#: writes is always read back.
+IDS_BYTES_PER_EXAMPLE = 4 << 10
+#: The most a packed suite's outputs block may inflate to, per output (one per example and
+#: sample): sixteen thousand tokens or so of text each, on average.
+OUTPUT_BYTES_PER_SAMPLE = 64 << 10
+#: Whatever the example count says, no ids or outputs block inflates past this.
+MAX_BLOCK_BYTES = 4 << 30
+
+
+def ids_limit(n: int) -> int:
+    """The most the ids block of ``n`` examples may inflate to."""
+    return min(2 + n * IDS_BYTES_PER_EXAMPLE, MAX_BLOCK_BYTES)
+
+
+def outputs_limit(n: int, samples: int) -> int:
+    """The most the outputs block of ``n`` examples of ``samples`` outputs may inflate to."""
+    return min(2 + n * (samples * OUTPUT_BYTES_PER_SAMPLE + 3), MAX_BLOCK_BYTES)
 
 
 class _Model(BaseModel):
@@ -125,9 +146,10 @@ class BlessedOutputs:
     go through the golden set, usually in that order) are found without a table of positions.
     """
 
-    def __init__(self, ids: list[str], block: PackedBlock) -> None:
+    def __init__(self, ids: list[str], block: PackedBlock, *, samples: int) -> None:
         self.ids = ids
         self._block = block
+        self._samples = samples
         self._outputs: list[list[str]] | None = None
         self._next = 0  # where the next id asked for is likely to be
         self._scans = 0  # ids found out of order by a scan of ``ids``
@@ -169,7 +191,7 @@ class BlessedOutputs:
         self._next = at + 1
         if self._outputs is None:
             try:
-                self._outputs = _decode_outputs(self._block, len(self.ids))
+                self._outputs = _decode_outputs(self._block, len(self.ids), self._samples)
             except PackError as exc:
                 raise BaselineError(f"damaged baseline: {exc}") from None
         return self._outputs[at]
@@ -232,6 +254,13 @@ class SuiteBaseline(_Model):
             "records-sha256`: `check` tells the blessed records in other bytes by reading only"
             " the region that changed",
         )
+    )
+    binding: str | None = Field(
+        default=None,
+        pattern=r"^sha256:[0-9a-f]{64}$",
+        description="a packed suite's golden hash, golden set file hash and index, and the"
+        " SHA-256 of each packed block, hashed together at bless time: parts of two blesses"
+        " merged hunk by hunk do not agree with it (absent in baselines from before it)",
     )
     samples: int = Field(ge=1)
     metrics: dict[str, BaselineMetric]
@@ -362,6 +391,32 @@ class SuiteBaseline(_Model):
             .transpose(1, 0, 2)
         )
 
+    def bound(self) -> str | None:
+        """The ``binding`` this packed suite's parts give (None when not packed)."""
+        packed = self.packed
+        if packed is None:
+            return None
+        parts = {
+            "golden_hash": self.golden_hash,
+            "goldens": self.goldens,
+            "golden_file_hash": self.golden_file_hash,
+            "golden_file_chunks": self.golden_file_chunks,
+            "samples": self.samples,
+            "n": packed.n,
+            "ids": packed.ids.sha256,
+            "digests": packed.digests.sha256,
+            "outputs": packed.outputs.sha256,
+            "stats": {spec: [b.sha256, b.columns] for spec, b in sorted(packed.stats.items())},
+        }
+        text = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
+
+    def check_outputs(self) -> None:
+        """Decode a packed suite's blessed outputs once, so a block of the wrong number of
+        examples or samples is refused (``PackError``) by ``check`` as by a run's reports."""
+        if self.packed is not None:
+            _decode_outputs(self.packed.outputs, self.packed.n, self.samples)
+
     # -- building ------------------------------------------------------------------------------
     @classmethod
     def build(
@@ -387,15 +442,17 @@ class SuiteBaseline(_Model):
         if packed is None:
             packed = packs(len(ids))
         if packed:
-            return cls(
+            suite = cls(
                 golden_hash=golden_hash,
                 goldens=goldens,
                 golden_file_hash=golden_file_hash,
                 golden_file_chunks=golden_file_chunks,
                 samples=samples,
                 metrics=metrics,
-                packed=_encode_examples(ids, digests, outputs, stats),
+                packed=_encode_examples(ids, digests, outputs, stats, samples=samples),
             )
+            suite.binding = suite.bound()
+            return suite
         rows = {spec: as_float(array).transpose(1, 0, 2).tolist() for spec, array in stats.items()}
         examples = {
             example_id: BaselineExample(
@@ -420,7 +477,21 @@ def _encode_examples(
     digests: Sequence[str],
     outputs: Sequence[Sequence[str]],
     stats: Mapping[str, Statistics],
+    *,
+    samples: int,
 ) -> PackedExamples:
+    ids_raw = json_bytes(list(ids))
+    outputs_raw = json_bytes([list(texts) for texts in outputs])
+    # what reading refuses (a tampered block inflating past it), blessing never writes
+    for what, raw, most in (
+        ("ids", ids_raw, ids_limit(len(ids))),
+        ("outputs", outputs_raw, outputs_limit(len(ids), samples)),
+    ):
+        if len(raw) > most:
+            raise BaselineError(
+                f"cannot pack a baseline whose {what} take {len(raw):,} bytes, more than the"
+                f" {most:,} that {len(ids):,} examples may ({what} this long are not blessed)"
+            )
     try:
         digest_bytes = b"".join(bytes.fromhex(digest) for digest in digests)
     except ValueError:
@@ -437,9 +508,9 @@ def _encode_examples(
         packed_stats[spec] = PackedStats(columns=columns, sha256=sha256, data=data)
     return PackedExamples(
         n=len(ids),
-        ids=_block(pack_json(list(ids))),
+        ids=_block(pack_bytes(ids_raw)),
         digests=_block(pack_bytes(digest_bytes)),
-        outputs=_block(pack_json([list(texts) for texts in outputs])),
+        outputs=_block(pack_bytes(outputs_raw)),
         stats=packed_stats,
     )
 
@@ -452,7 +523,7 @@ def _decode_table(suite: SuiteBaseline) -> _Table:
     packed = suite.packed
     assert packed is not None
     n = packed.n
-    ids = unpack_json(packed.ids.data, packed.ids.sha256, "ids")
+    ids = unpack_json(packed.ids.data, packed.ids.sha256, "ids", limit=ids_limit(n))
     # (set(map(type, ...)) and dict(zip(...)) iterate in C: a million ids in milliseconds)
     if not isinstance(ids, list) or len(ids) != n or not set(map(type, ids)) <= {str}:
         raise PackError(f"ids: expected a list of {n} strings")
@@ -480,21 +551,30 @@ def _decode_table(suite: SuiteBaseline) -> _Table:
     missing = [spec for spec in suite.metrics if spec not in stats]
     if missing:
         raise PackError(f"no statistics for metric {missing[0]!r}")
-    return _Table(digest_bytes=raw, stats=stats, outputs=BlessedOutputs(ids, packed.outputs))
+    return _Table(
+        digest_bytes=raw,
+        stats=stats,
+        outputs=BlessedOutputs(ids, packed.outputs, samples=suite.samples),
+    )
 
 
-def _decode_outputs(block: PackedBlock, n: int) -> list[list[str]]:
-    outputs = unpack_json(block.data, block.sha256, "outputs")
-    # each example's a non-empty list of strings (what the reports index and slice), tested
+def _decode_outputs(block: PackedBlock, n: int, samples: int) -> list[list[str]]:
+    """A packed suite's blessed outputs: ``n`` lists of ``samples`` strings, else
+    ``PackError`` (the block inflated no further than that many outputs may take)."""
+    outputs = unpack_json(block.data, block.sha256, "outputs", limit=outputs_limit(n, samples))
+    # each example's a list of ``samples`` strings (what the reports index and slice), tested
     # by maps that iterate in C: a million lists in milliseconds
     if (
         not isinstance(outputs, list)
         or len(outputs) != n
         or not set(map(type, outputs)) <= {list}
-        or min(map(len, outputs), default=1) < 1
+        or set(map(len, outputs)) - {samples}
         or not set(map(type, itertools.chain.from_iterable(outputs))) <= {str}
     ):
-        raise PackError(f"outputs: expected a list of {n} lists of outputs (strings)")
+        raise PackError(
+            f"outputs: expected a list of {n} lists of {samples} output{'s' * (samples != 1)}"
+            " (strings)"
+        )
     return outputs
 
 
@@ -586,7 +666,14 @@ def _check_consistency(baseline: Baseline, source: str) -> None:
                 " or run `goldgate bless` again"
             )
         if suite.packed is not None:
-            _check_packed(suite, f"{source}: damaged baseline: suite {name!r}")
+            where = f"{source}: damaged baseline: suite {name!r}"
+            _check_packed(suite, where)  # each block agrees with itself; then with each other
+            if suite.binding is not None and suite.binding != suite.bound():
+                raise BaselineError(
+                    f"{where}: its golden hash, golden set file hash and index and its packed"
+                    " examples do not come from one bless (merged hunk by hunk from two?);"
+                    " restore it from git or run `goldgate bless` again"
+                )
             continue
         for example_id, example in suite.examples.items():
             where = f"{source}: damaged baseline: suite {name!r}, example {example_id!r}"
@@ -616,7 +703,8 @@ def _check_packed(suite: SuiteBaseline, where: str) -> None:
         raise BaselineError(f"{where}: both examples and packed examples{advice}")
     try:
         suite._table()
-        unpack_bytes(packed.outputs.data, packed.outputs.sha256, "outputs")
+        limit = outputs_limit(packed.n, suite.samples)
+        unpack_bytes(packed.outputs.data, packed.outputs.sha256, "outputs", limit=limit)
     except PackError as exc:
         raise BaselineError(f"{where}: {exc}{advice}") from None
 
@@ -677,7 +765,7 @@ def dumps_baseline(baseline: Baseline) -> str:
     for suite in document["suites"].values():
         if suite.get("forced") is None:  # only a forced bless shows up in the file's diff
             suite.pop("forced", None)
-        for key in ("golden_file_hash", "golden_file_chunks"):
+        for key in ("golden_file_hash", "golden_file_chunks", "binding"):
             if suite.get(key) is None:  # a set of many files, a cut-down one, a small one
                 suite.pop(key, None)
         if suite["packed"] is None:

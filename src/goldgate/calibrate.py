@@ -19,6 +19,11 @@ one-sided (1 - target) quantile of that difference, with sigma taken at the uppe
 95 % confidence interval (chi-square, K - 1 degrees of freedom) so that too few runs err on
 the side of fewer false alarms. Significance (the paired bootstrap) can only forgive more,
 so the suggestion holds with significance on as well.
+
+With few runs that upper end is far out (3 runs: 4.4 times the spread measured), so the
+suggestion never loosens a ``max_drop`` that already kept false alarms under the target in
+the replay, and none is made when it reaches the score's range (a rule that cannot fail).
+A ``predictions`` system is refused: re-reading one file K times measures no noise.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from goldgate.config import Config
+from goldgate.errors import UsageError
 from goldgate.gate import evaluate_suite
 from goldgate.progress import ProgressReporter
 from goldgate.result import CheckStatus, gain
@@ -37,6 +43,13 @@ from goldgate.stats import sample_score
 
 #: confidence used for the upper bound of the run-to-run spread
 SPREAD_CONFIDENCE = 0.95
+#: below this many runs the spread's upper bound is loose: calibrate warns
+RELIABLE_RUNS = 10
+#: the smallest target rate: the normal quantile of 1 - target must stay a finite number
+#: (1 - 1e-300 is 1.0 in floating point), and a rarer false alarm cannot be told from none
+MIN_TARGET = 1e-6
+#: the points a score spans (every metric scores on 0-100): a max_drop this large never fails
+SCORE_RANGE = 100.0
 
 
 @dataclass(frozen=True)
@@ -68,8 +81,11 @@ class MetricCalibration:
     #: pairs in which any check on this metric failed
     fails: int = 0
     pairs: int = 0
-    suggested_max_drop: float = 0.0
+    #: the max_drop to write; None when there is none to suggest (see ``note``)
+    suggested_max_drop: float | None = 0.0
     max_drop: float | None = None
+    #: why the suggestion is not the model's quantile (kept rule, out of range), or None
+    note: str | None = None
 
     @property
     def mean(self) -> float:
@@ -107,6 +123,8 @@ class Calibration:
     runs: int
     target: float
     suites: list[SuiteCalibration]
+    #: what makes the suggestions less trustworthy (too few runs)
+    warnings: list[str] = field(default_factory=list)
 
 
 def calibrate(
@@ -120,12 +138,20 @@ def calibrate(
     """Run each suite's system ``runs`` times uncached and measure its noise and false alarms."""
     if runs < 2:
         raise ValueError("calibration needs at least 2 runs")
-    if not 0 < target < 0.5:
-        raise ValueError("the target false-alarm rate must be between 0 and 0.5")
+    if not MIN_TARGET <= target < 0.5:
+        raise ValueError(f"the target false-alarm rate must be from {MIN_TARGET:g} to 0.5")
     from goldgate.goldens import load_goldens
     from goldgate.systems import obtain_outputs
 
     names = select_suites(config, suites)
+    for name in names:
+        predictions = config.system_for(name).predictions
+        if predictions is not None:
+            raise UsageError(
+                f"suite {name!r}: its system reads predictions from a file ({predictions!r}):"
+                " re-reading a file gives the same outputs every run and measures no noise;"
+                " calibrate a command or callable system that generates them"
+            )
     found = []
     for name in names:
         suite = config.suites[name]
@@ -145,7 +171,13 @@ def calibrate(
             for _ in range(runs)
         ]
         found.append(calibrate_suite(config, name, scored, target=target))
-    return Calibration(runs=runs, target=target, suites=found)
+    warnings = []
+    if runs < RELIABLE_RUNS:
+        warnings.append(
+            f"only {runs} runs: the spread's upper bound is wide and the suggestions loose;"
+            f" use --runs {RELIABLE_RUNS} or more"
+        )
+    return Calibration(runs=runs, target=target, suites=found, warnings=warnings)
 
 
 def calibrate_suite(
@@ -167,7 +199,6 @@ def calibrate_suite(
     }
     for entry in metrics.values():
         entry.spread = statistics.stdev(entry.scores) if len(entry.scores) > 1 else 0.0
-        entry.suggested_max_drop = suggested_max_drop(entry.spread, len(runs), target)
     changing = {}
     for record in first.golden.records:
         distinct = {tuple(run.outputs[record.id]) for run in runs}
@@ -204,7 +235,29 @@ def calibrate_suite(
                 entry.fails += entry.metric in failed_metrics
     for (metric, rule), (fails, pairs) in counts.items():
         metrics[metric].rules.append(RuleRate(rule, thresholds[(metric, rule)], fails, pairs))
+    for entry in metrics.values():
+        entry.suggested_max_drop, entry.note = _suggestion(entry, len(runs), target)
     return suite
+
+
+def _suggestion(
+    entry: MetricCalibration, runs: int, target: float
+) -> tuple[float | None, str | None]:
+    """The max_drop to suggest for one metric, and why it is not the model's, if it is not."""
+    modelled = suggested_max_drop(entry.spread, runs, target)
+    current = next((rule for rule in entry.rules if rule.rule == "max_drop"), None)
+    if current is not None and current.rate <= target and modelled > current.threshold:
+        return current.threshold, (
+            f"max_drop {current.threshold:g} kept false alarms at {current.rate:.1%} (target"
+            f" {target:.1%}): not loosened to {modelled:.2f}"
+        )
+    if modelled >= SCORE_RANGE:
+        return None, (
+            f"no max_drop suggested: {modelled:.2f} is beyond the score's 0-{SCORE_RANGE:g}"
+            " range (a rule that cannot fail); the system is too noisy for a max_drop rule"
+            " or the runs too few"
+        )
+    return modelled, None
 
 
 def pair_rate(scores: Sequence[float], threshold: float, *, higher_is_better: bool = True) -> float:

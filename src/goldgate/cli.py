@@ -8,7 +8,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from goldgate import console
@@ -20,7 +20,7 @@ EXIT_REGRESSION = 1
 EXIT_ERROR = 2
 EXIT_INTERNAL = 3  # a bug: the traceback is saved to a file (goldgate.crash)
 EXIT_SIGINT = 130
-EXIT_SIGTERM = 143
+EXIT_SIGTERM = 143  # 128 + 15; SIGHUP exits 129, SIGQUIT 131
 
 # Each command lives in goldgate.commands.<module> and provides
 #   add_arguments(parser: argparse.ArgumentParser) -> None
@@ -68,49 +68,80 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a goldgate command; 0 pass, 1 regression, 2 usage or input error, 3 internal error.
 
-    Exit code 1 is a verdict and nothing else: any exception that is not a
-    :class:`GoldgateError` is a crash, saved to a file and reported in one line (exit 3).
+    Exit code 1 is a verdict and nothing else: anything raised that is not a
+    :class:`GoldgateError` nor a way out asked for (Ctrl-C, ``sys.exit``, a stop signal) is a
+    crash, saved to a file and reported in one line (exit 3). That includes a
+    ``BaseException`` that is no exception of ours: a tokenizer's Rust ``PanicException``.
     """
-    previous = _on_sigterm_raise()
+    previous = _on_stop_signals_raise()
     try:
-        return _main(argv)
+        code = _main(argv)
     except SystemExit:
         raise  # argparse's own exits (usage errors, --help, --version)
     except KeyboardInterrupt:
         console.err("goldgate: interrupted")
         return EXIT_SIGINT
-    except Terminated:
-        console.err("goldgate: terminated (SIGTERM)")
-        return EXIT_SIGTERM
+    except Terminated as stop:
+        console.err(f"goldgate: terminated ({_signal_name(stop.signum)})")
+        return 128 + stop.signum
     except BrokenPipeError:
-        # The reader went away (``goldgate run | head``): silence the flush at exit.
+        # A write to the closed pipe that did not go through console.reader_may_leave: the
+        # command did not finish, so there is no verdict to keep. Silence the flush at exit.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_ERROR
-    except Exception as exc:
-        from goldgate.crash import crash_message, save_traceback
+    except BaseException as exc:
+        from goldgate.crash import crash_message, is_crash, save_traceback
 
+        if not is_crash(exc):
+            raise
         console.err(crash_message(exc, save_traceback(exc)))
         return EXIT_INTERNAL
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    # What is still buffered for a pipe is written now: a reader gone by then must not turn
+    # the verdict into Python's exit code 120 for a failed flush at exit.
+    with console.reader_may_leave():
+        sys.stdout.flush()
+    return code
 
 
-def _on_sigterm_raise() -> signal.Handlers | Callable[..., Any] | int | None:
-    """Make SIGTERM unwind like Ctrl-C (systems killed, cache kept); the old handler, or None.
+#: Signals that stop goldgate by unwinding like Ctrl-C, so that a command system's process
+#: group is killed and the cache kept: a CI runner cancelling the job (SIGTERM), a closed
+#: terminal or SSH session (SIGHUP), Ctrl-\ (SIGQUIT). By default the last two would end
+#: goldgate at once and leave the command's processes running.
+STOP_SIGNALS = ("SIGTERM", "SIGHUP", "SIGQUIT")
+
+
+def _on_stop_signals_raise() -> dict[int, Any]:
+    """Make each stop signal raise :class:`Terminated`; the handlers replaced, by signal.
 
     Only the main thread may set a handler; elsewhere (main() called from a worker thread)
-    SIGTERM keeps its default action.
+    the signals keep their actions. A signal ignored when goldgate starts (``nohup`` ignores
+    SIGHUP) stays ignored.
     """
     if threading.current_thread() is not threading.main_thread():
-        return None
+        return {}
 
     def handler(signum: int, frame: object) -> None:
-        raise Terminated
+        raise Terminated(signum)
 
-    previous = signal.signal(signal.SIGTERM, handler)
-    return previous if previous is not None else signal.SIG_DFL
+    previous: dict[int, Any] = {}
+    for name in STOP_SIGNALS:
+        signum = getattr(signal, name, None)  # Windows has no SIGHUP nor SIGQUIT
+        if signum is None or signal.getsignal(signum) == signal.SIG_IGN:
+            continue
+        replaced = signal.signal(signum, handler)
+        previous[signum] = replaced if replaced is not None else signal.SIG_DFL
+    return previous
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
 
 
 #: commands whose paired bootstrap multiplies large matrices (see _single_threaded_blas)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import sys
 import tomllib
 import types
 import typing
@@ -32,7 +31,9 @@ from pydantic_core import ErrorDetails
 from goldgate._yaml import KeyPath, dotted, line_of, load_yaml_with_lines
 from goldgate.errors import ConfigError, GoldgateError, MetricError, did_you_mean
 from goldgate.inputs import MAX_CONFIG_BYTES, read_regular
+from goldgate.metrics import PARALLEL_MIN_EXAMPLES
 from goldgate.metrics.base import Metric
+from goldgate.user_code import importable_from
 
 CONFIG_FILENAMES = ("goldgate.yaml", "goldgate.yml")
 PYPROJECT = "pyproject.toml"
@@ -89,6 +90,12 @@ class SystemConfig(_Model):
         default="resume",
         description="resume: reuse outputs of an interrupted run only; reuse: reuse outputs "
         "of any earlier run with the same system; off: never cache",
+    )
+    strict: bool = Field(
+        default=False,
+        description="predictions: an id the golden set does not have is an error (exit 2);"
+        " by default it is left out with a warning naming it (examples removed in a pull"
+        " request, whose pipeline still answered them)",
     )
 
     @model_validator(mode="after")
@@ -287,7 +294,10 @@ class EngineConfig(_Model):
         default=None,
         ge=1,
         le=1024,
-        description="scoring processes; default: every core for 5,000 examples or more, else 1",
+        description=(
+            f"scoring processes; default: every core for {PARALLEL_MIN_EXAMPLES:,} examples"
+            " or more, else 1"
+        ),
     )
     dask: DaskConfig | None = Field(default=None, description="run on this Dask cluster")
 
@@ -478,6 +488,7 @@ def load_config(
         if data is None:
             raise ConfigError(f"{path}: no [tool.goldgate] table")
         prefix = ("tool", "goldgate")
+        lines = toml_key_lines(text, prefix)
     else:
         data, lines = load_yaml_with_lines(text, path, ConfigError)
         if data is None:
@@ -501,11 +512,9 @@ def parse_config(
 ) -> Config:
     """Validate already-parsed configuration data; errors name ``source`` and the key path.
 
-    ``root`` goes on ``sys.path`` (as pytest's rootdir does), so ``module:function`` metrics
-    and systems in the user's repository import when goldgate runs as an installed command.
+    ``root`` goes on ``sys.path`` (see :func:`importable_from`).
     """
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
+    importable_from(root)
     try:
         return Config.model_validate({**data, "root": root, "source": source})
     except ValidationError as exc:
@@ -532,6 +541,80 @@ def _parse_toml(text: str, path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: malformed TOML: {exc}") from None
     except RecursionError:
         raise ConfigError(f"{path}: malformed TOML: nested too deeply") from None
+
+
+#: A TOML key: bare, "basic" or 'literal' parts joined by dots (the spec's grammar).
+_TOML_KEY = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
+_TOML_DOTTED = rf"{_TOML_KEY}(?:[ \t]*\.[ \t]*{_TOML_KEY})*"
+_TOML_HEADER = re.compile(rf"[ \t]*(\[\[?)[ \t]*({_TOML_DOTTED})[ \t]*\]\]?[ \t]*(?:#.*)?$")
+_TOML_ASSIGN = re.compile(rf"[ \t]*({_TOML_DOTTED})[ \t]*=")
+_TOML_STRING_OR_COMMENT = re.compile(r""""(?:[^"\\]|\\.)*"|'[^']*'|#.*""")
+
+
+def toml_key_lines(text: str, prefix: KeyPath) -> dict[KeyPath, int]:
+    """The line of every table header and ``key =`` under ``prefix``, keyed by the path
+    below ``prefix`` (what ``line_of`` reads for the YAML configuration).
+
+    ``tomllib`` keeps no positions, so the text is scanned once, line by line: headers
+    (``[a.b]``, ``[[a.b]]``, counted per path as array elements) and assignments at the
+    start of a line, outside multi-line strings and arrays. Each key is decoded by
+    ``tomllib`` itself. Keys inside inline tables or multi-line arrays get no line of their
+    own: an error there points at the line of the key that holds them.
+    """
+    found: dict[KeyPath, int] = {}
+    table: KeyPath = ()  # the current table's path from the document's root
+    counts: dict[KeyPath, int] = {}
+    in_string: str | None = None  # the closing quotes of a multi-line string we are in
+    depth = 0  # open brackets of a multi-line array
+    for number, line in enumerate(text.splitlines(), start=1):
+        if in_string is not None:
+            if line.count(in_string) % 2:
+                in_string = None
+            continue
+        if depth == 0:
+            header = _TOML_HEADER.match(line)
+            if header:
+                table = _toml_key(header.group(2))
+                if header.group(1) == "[[":
+                    index = counts.get(table, 0)
+                    counts[table] = index + 1
+                    table = (*table, index)
+                for end in range(1, len(table) + 1):
+                    found.setdefault(table[:end], number)  # and the tables it implies
+                continue
+            assign = _TOML_ASSIGN.match(line)
+            if assign:
+                path = (*table, *_toml_key(assign.group(1)))
+                for end in range(len(table) + 1, len(path)):
+                    found.setdefault(path[:end], number)  # the tables a dotted key makes
+                found[path] = number
+                line = line[assign.end() :]
+        for quotes in ('"""', "'''"):
+            if line.count(quotes) % 2:
+                in_string = quotes
+                break
+        else:
+            # Brackets outside strings and comments: an array may go on below.
+            bare = _TOML_STRING_OR_COMMENT.sub("", line)
+            depth = max(0, depth + bare.count("[") - bare.count("]"))
+    return {
+        path[len(prefix) :]: number
+        for path, number in found.items()
+        if len(path) > len(prefix) and path[: len(prefix)] == prefix
+    }
+
+
+def _toml_key(key: str) -> KeyPath:
+    """``a."b c".d`` → ``('a', 'b c', 'd')``, decoded by ``tomllib`` as TOML decodes it."""
+    try:
+        node: Any = tomllib.loads(f"{key} = 0")
+    except tomllib.TOMLDecodeError:  # not a key after all: the line gets no entry
+        return ("",)
+    path: list[str | int] = []
+    while isinstance(node, dict) and len(node) == 1:
+        ((name, node),) = node.items()
+        path.append(name)
+    return tuple(path)
 
 
 def _tool_table(document: dict[str, Any], path: Path) -> dict[str, Any]:

@@ -56,5 +56,9 @@ def set_gate_values(path: Path, values: Mapping[tuple[str, str, str], float]) ->
     new_text = "".join(lines)
     data, new_where = load_yaml_with_lines(new_text, path, ConfigError)
     parse_config(data, root=path.parent, source=path, lines=new_where)  # never write a bad file
-    write_text_atomic(path, new_text)
+    try:
+        # A linked goldgate.yaml (shared between checkouts) is written through: the link stays.
+        write_text_atomic(path, new_text)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write: {exc.strerror or exc}; nothing changed") from None
     return skipped

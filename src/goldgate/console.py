@@ -26,10 +26,12 @@ can use it.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TextIO
 
 REDACTED = "***"
@@ -81,12 +83,22 @@ def inline(value: object) -> str:
     return clean(str(value).replace("\n", "\\x0a"))
 
 
+def escape_controls(text: str) -> str:
+    """``text`` with its control characters shown escaped (``\\u202e``), as on the terminal.
+
+    Tabs and newlines stay; nothing else changes (no redaction, no ``::`` handling). The reports
+    (Markdown, HTML) use it so that a bidi override or an escape sequence from model output
+    reads the same in ``report.md`` and ``report.html`` as on the terminal.
+    """
+    return _CONTROL_KEEP_NEWLINE.sub(_escape_char, text)
+
+
 def clean(text: str) -> str:
     """Text safe to write as lines: controls escaped, no line starting with ``::``, no secrets.
 
     Newlines and tabs stay; everything else listed in the module docstring is escaped.
     """
-    lines = _CONTROL_KEEP_NEWLINE.sub(_escape_char, redact(text)).split("\n")
+    lines = escape_controls(redact(text)).split("\n")
     for i, line in enumerate(lines):
         # The runner trims leading whitespace before it looks for ``::``.
         stripped = line.lstrip()
@@ -108,14 +120,46 @@ def json_text(text: str) -> str:
 
 def _write(stream: TextIO, text: str, end: str) -> None:
     shown = clean(text) + end
+    with reader_may_leave(stream):
+        try:
+            stream.write(shown)
+        except UnicodeEncodeError:
+            # A stream that cannot encode some character (PYTHONIOENCODING=ascii, a Windows
+            # console): show it as an escape rather than crash on an id or an output.
+            encoding = getattr(stream, "encoding", None) or "ascii"
+            stream.write(shown.encode(encoding, "backslashreplace").decode(encoding))
+        stream.flush()
+
+
+@contextlib.contextmanager
+def reader_may_leave(stream: TextIO | None = None) -> Iterator[None]:
+    """Write to ``stream`` (stdout by default), whose reader may close the pipe early.
+
+    ``goldgate run | head -1``: a reader that stops reading changes nothing goldgate has
+    decided. The rest of the output goes to ``os.devnull``, as Python's documentation on
+    SIGPIPE recommends, and the command carries on, so its exit code stays the verdict's.
+    Write and flush inside the block: a pipe's buffered text only fails when flushed.
+    """
+    target = stream or sys.stdout
     try:
-        stream.write(shown)
-    except UnicodeEncodeError:
-        # A stream that cannot encode some character (PYTHONIOENCODING=ascii, a Windows
-        # console): show it as an escape rather than crash on an id or an output.
-        encoding = getattr(stream, "encoding", None) or "ascii"
-        stream.write(shown.encode(encoding, "backslashreplace").decode(encoding))
-    stream.flush()
+        yield
+    except BrokenPipeError:
+        _discard_output(target)
+
+
+def _discard_output(stream: TextIO) -> None:
+    """Point ``stream``'s descriptor at ``os.devnull``: what is still buffered goes nowhere."""
+    try:
+        descriptor = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's StringIO): nothing
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, descriptor)
+    finally:
+        os.close(devnull)
+    with contextlib.suppress(OSError, ValueError):
+        stream.flush()  # the text the closed pipe refused is dropped now, not at exit
 
 
 def out(*parts: object, sep: str = " ", end: str = "\n", stream: TextIO | None = None) -> None:
@@ -155,8 +199,9 @@ def command(line: str, *, stream: TextIO | None = None) -> None:
     if "\n" in line or "\r" in line or not line.startswith("::"):
         raise ValueError("a workflow command is one line starting with '::'")
     target = stream or sys.stdout
-    target.write(line + "\n")
-    target.flush()
+    with reader_may_leave(target):
+        target.write(line + "\n")
+        target.flush()
 
 
 def mask(secret: str, *, stream: TextIO | None = None) -> None:
@@ -166,5 +211,6 @@ def mask(secret: str, *, stream: TextIO | None = None) -> None:
     # The secret itself must reach the runner, so this line bypasses redaction on purpose.
     data = secret.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     target = stream or sys.stdout
-    target.write(f"::add-mask::{data}\n")
-    target.flush()
+    with reader_may_leave(target):
+        target.write(f"::add-mask::{data}\n")
+        target.flush()

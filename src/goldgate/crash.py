@@ -19,10 +19,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from goldgate._version import __version__
-from goldgate.errors import describe_exception
+from goldgate.errors import Terminated, describe_exception
 
 EXIT_INTERNAL = 3
 CRASH_DIR = ".goldgate"
+
+
+def is_crash(exc: BaseException) -> bool:
+    """Whether ``exc`` reaching a face is an internal error (exit 3).
+
+    Everything is, but the ways out asked for: Ctrl-C, ``sys.exit`` and a stop signal
+    (:class:`~goldgate.errors.Terminated`), and a generator being closed. A ``BaseException``
+    that is none of them is a crash: pyo3 raises a Rust panic (a tokenizer's) as
+    ``PanicException``, a ``BaseException`` so that ``except Exception`` lets it through.
+    """
+    return not isinstance(exc, KeyboardInterrupt | SystemExit | Terminated | GeneratorExit)
 
 
 def save_traceback(exc: BaseException, *, directory: Path | None = None) -> Path | None:

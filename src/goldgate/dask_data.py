@@ -2,13 +2,14 @@
 
 With ``engine.dask``, ``goldens`` and ``system.predictions`` may be a glob of many files
 (``data/part-*.jsonl``) or any fsspec URL (``s3://bucket/qa/*.parquet``, ``file:///...``).
-The files are listed here (as Dask does) and read on the workers, one partition per file:
-JSON Lines with Dask's ``read_bytes`` (the reader beneath ``dask.bag.read_text``: the file's
-bytes, decoded and split exactly as goldgate reads a local file, so a bad byte or line is
-named the same way), Parquet opened through the same fsspec filesystem and decoded by pyarrow
-batch by batch (``dask.dataframe.read_parquet`` would go through pandas, where an integer id
-beside a null becomes a float and lists become arrays: goldgate's record rules could no longer
-say what the file holds). Each partition is validated on its worker with goldgate's own
+The files are listed here (as Dask does) and read on the workers, one partition per file,
+each opened through the same fsspec filesystem and bounded as a local input is (a regular
+file of at most :data:`~goldgate.inputs.MAX_INPUT_BYTES`; Parquet also in what it decodes to):
+JSON Lines as the file's bytes, decoded and split exactly as goldgate reads a local file, so a
+bad byte or line is named the same way; Parquet decoded by pyarrow batch by batch
+(``dask.dataframe.read_parquet`` would go through pandas, where an integer id beside a null
+becomes a float and lists become arrays: goldgate's record rules could no longer say what the
+file holds). Each partition is validated on its worker with goldgate's own
 record rules; an error names the file and the line (Parquet: the row) and the id.
 
 A predictions system is then scored where the partitions live:
@@ -32,9 +33,11 @@ keeps killing workers is a :class:`~goldgate.dask_engine.DaskWorkerError`: no pa
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 from goldgate.errors import (
     GoldenSetError,
@@ -56,6 +59,7 @@ from goldgate.goldens import (
     json_lines,
     validated_records,
 )
+from goldgate.inputs import MAX_INPUT_BYTES, open_regular
 from goldgate.parquet import PARQUET_SUFFIXES
 
 if TYPE_CHECKING:
@@ -131,21 +135,24 @@ def _read(
     what: str,
     task: Any,
     *args: Any,
+    columns: tuple[str, ...] | None = None,
 ) -> _Partitions:
-    """Every file of ``location`` read by ``task(raw, label, *args)`` on the cluster, kept there."""
+    """Every file of ``location`` read by ``task(raw, label, *args)`` on the cluster, kept there.
+
+    ``columns``: the only Parquet columns read (see :func:`goldgate.parquet.iter_rows`)."""
     dask = _module("dask")
     fs, paths = _files(location, error, what)
     labels = [fs.unstrip_protocol(path) if "://" in location else path for path in paths]
     if _is_parquet(location):
         raws = [
-            dask.delayed(_parquet_rows)(fs, path, label, error, what)
+            dask.delayed(_parquet_rows)(fs, path, label, error, what, columns)
             for path, label in zip(paths, labels, strict=True)
         ]
     else:
-        _, blocks, _ = _module("dask.bytes").read_bytes(
-            labels, blocksize=None, sample=False, include_path=True
-        )
-        raws = [block[0] for block in blocks]
+        raws = [
+            dask.delayed(_jsonl_bytes)(fs, path, label, error, what)
+            for path, label in zip(paths, labels, strict=True)
+        ]
     parts = [
         dask.delayed(task, pure=True)(raw, label, *args)
         for raw, label in zip(raws, labels, strict=True)
@@ -156,17 +163,55 @@ def _read(
 # -- on a worker ----------------------------------------------------------------------------------
 
 
-def _parquet_rows(
+@contextmanager
+def _open_part(
     fs: Any, path: str, label: str, error: type[GoldgateError], what: str
+) -> Iterator[IO[bytes]]:
+    """One partition's file, opened only if it is a regular file within the input cap.
+
+    A local file is opened as every local input is (:func:`goldgate.inputs.open_regular`: a
+    link to ``/dev/zero`` or a FIFO is refused, never read); a remote one only if the store
+    says it holds at most :data:`~goldgate.inputs.MAX_INPUT_BYTES`."""
+    with ExitStack() as stack:
+        try:
+            if isinstance(fs, _module("fsspec.implementations.local").LocalFileSystem):
+                handle = stack.enter_context(open_regular(Path(path), error, what=what))
+            else:
+                size = fs.size(path)
+                if size is not None and size > MAX_INPUT_BYTES:
+                    raise error(
+                        f"{label}: {what} is larger than {MAX_INPUT_BYTES:,} bytes,"
+                        " the most goldgate reads"
+                    )
+                handle = stack.enter_context(fs.open(path, "rb"))
+        except FileNotFoundError:
+            raise error(f"{label}: {what} not found") from None
+        yield handle
+
+
+def _jsonl_bytes(fs: Any, path: str, label: str, error: type[GoldgateError], what: str) -> bytes:
+    """A JSON Lines partition's bytes, at most the input cap (a file that grows is cut off)."""
+    with _open_part(fs, path, label, error, what) as handle:
+        data = handle.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise error(
+            f"{label}: {what} is larger than {MAX_INPUT_BYTES:,} bytes, the most goldgate reads"
+        )
+    return data
+
+
+def _parquet_rows(
+    fs: Any,
+    path: str,
+    label: str,
+    error: type[GoldgateError],
+    what: str,
+    columns: tuple[str, ...] | None = None,
 ) -> list[tuple[int, dict[str, Any]]]:
     from goldgate.parquet import iter_rows
 
-    try:
-        handle = fs.open(path, "rb")
-    except FileNotFoundError:
-        raise error(f"{label}: {what} not found") from None
-    with handle:
-        return list(iter_rows(label, error, what=what, source=handle))
+    with _open_part(fs, path, label, error, what) as handle:
+        return list(iter_rows(label, error, what=what, source=handle, columns=columns))
 
 
 def _golden_part(raw: Any, label: str) -> list[GoldenRecord]:
@@ -332,6 +377,7 @@ def score_predictions_on_dask(
         score_outputs,
         scored_from_arrays,
     )
+    from goldgate.systems import PREDICTION_FIELDS
 
     system = config.system_for(name)
     golden_location = config.suites[name].goldens_location
@@ -344,7 +390,13 @@ def score_predictions_on_dask(
     try:
         _unique(goldens, golden_ids, GoldenSetError)
         predictions = _read(
-            client, location, InputError, "predictions file", _prediction_part, system.samples
+            client,
+            location,
+            InputError,
+            "predictions file",
+            _prediction_part,
+            system.samples,
+            columns=PREDICTION_FIELDS,
         )
         futures += predictions.futures
         prediction_ids = [

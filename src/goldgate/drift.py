@@ -26,10 +26,11 @@ from typing import Any, Protocol
 
 from goldgate.baseline import Baseline, SuiteBaseline, read_baseline_at_ref, strip_nrefs
 from goldgate.errors import BaselineError
-from goldgate.gate import Significance, SuiteScores, evaluate_suite
+from goldgate.gate import Significance, SuiteScores, evaluate_suite, moved_text
 from goldgate.gitinfo import GitFailed
 from goldgate.history.timeline import blessed_timeline
 from goldgate.result import CheckResult, CheckStatus, gain
+from goldgate.wording import p_is, plural
 
 RULES = ("max_drift", "max_drift_rel")
 
@@ -113,7 +114,7 @@ class Anchors:
             return f"cannot read the anchor: {exc}"
         if baseline is None or suite not in baseline.suites:  # pragma: no cover - listed above
             return f"no baseline of suite {suite!r} at {best.commit[:8]}"
-        label = f"anchor {best.commit[:8]} (best of the last {len(recent)} blesses)"
+        label = f"anchor {best.commit[:8]} (best of the last {plural(len(recent), 'bless')})"
         return label, baseline.suites[suite]
 
 
@@ -164,18 +165,19 @@ def _as_drift(check: CheckResult, label: str) -> CheckResult:
         return check.model_copy(
             update={"rule": rule, "message": f"{name}: no example shared with the {label}"}
         )
-    assert check.baseline is not None and check.delta is not None  # not skipped
+    # not skipped: the three are set together
+    assert check.baseline is not None and check.current is not None and check.delta is not None
     worse = "below" if check.higher_is_better else "above"
     limit = (
         f"max_drift {check.threshold:.2f}"
         if rule == "max_drift"
         else f"max_drift_rel {check.threshold:g}"
     )
-    moved = f"{check.baseline:.2f} → {check.current:.2f}, {check.delta:+.2f}"
+    moved = moved_text(check.baseline, check.current, check.delta)
     evidence = ""
     if check.p_value is not None and check.interval is not None:
         evidence = (
-            f" (p={check.p_value:.3f}, {check.interval.level:.0%} CI"
+            f" ({p_is(check.p_value)}, {check.interval.level:.0%} CI"
             f" [{check.interval.low:+.2f}, {check.interval.high:+.2f}])"
         )
     status = check.status

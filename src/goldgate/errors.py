@@ -40,12 +40,18 @@ class SystemRunError(GoldgateError):
 
 
 class Terminated(BaseException):
-    """SIGTERM arrived (a CI runner cancelling the job): unwind like Ctrl-C, then exit 143.
+    """A stop signal arrived: SIGTERM (a CI runner cancelling the job), SIGHUP (the terminal or
+    SSH session closed) or SIGQUIT (Ctrl-\\). Unwind like Ctrl-C, then exit 128 + its number.
 
     A ``BaseException`` for the same reason as ``KeyboardInterrupt``: no ``except Exception``
     may swallow it, and every ``finally`` on the way out (killing a command's process group,
     closing the cache) still runs.
     """
+
+    def __init__(self, signum: int = 15) -> None:
+        super().__init__(signum)
+        #: the signal's number (15, SIGTERM, unless another stop signal is named)
+        self.signum = signum
 
 
 def describe_exception(exc: BaseException, *, limit: int = 500) -> str:

@@ -5,7 +5,8 @@ In a git work tree it is HEAD plus a hash of every uncommitted change, tracked a
 golden sets, baseline, reports, cache), whose edits do not change the system. Outside git it
 is the modification times and sizes of the command's own files: the arguments that name a
 file, and the module behind ``-m``. The changed paths are kept (capped), so a changed
-fingerprint can say what changed.
+fingerprint can say what changed. A changed file is hashed in blocks; one that is not a regular
+file (a link to ``/dev/zero`` or a FIFO) is never read, only marked by its kind.
 """
 
 from __future__ import annotations
@@ -13,15 +14,19 @@ from __future__ import annotations
 import hashlib
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from goldgate.errors import first_of
+from goldgate.errors import GoldgateError, first_of
+from goldgate.inputs import open_regular
 
 #: changed paths remembered per fingerprint, to name them when it changes
 MAX_PATHS = 20
 _GIT_TIMEOUT_S = 60
+#: how much of a changed file is held at once while it is hashed
+_BLOCK_BYTES = 1 << 20
 
 
 def code_fingerprint(
@@ -91,14 +96,31 @@ def _git_fingerprint(root: Path, exclude: Sequence[Path]) -> dict[str, Any] | No
             continue
         paths.append(relative)
         digest.update(entry[3:] + b"\0")
-        try:
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-        except IsADirectoryError:  # a submodule or nested repository: its name only
-            digest.update(b"dir")
-        except OSError:  # deleted
-            digest.update(b"deleted")
+        digest.update(_content_digest(path))
     paths.sort()
     return {"git_head": head, "worktree": digest.hexdigest()[:32], "paths": paths[:MAX_PATHS]}
+
+
+class _NotRegular(GoldgateError):
+    """A changed path that is not a regular file: hashed by what it is, never read."""
+
+
+def _content_digest(path: Path) -> bytes:
+    """The sha256 of a changed file's bytes, read in blocks (an untracked file may be a
+    model's gigabytes). What is not a regular file is never read: a submodule (a directory),
+    a link to ``/dev/zero`` (endless) or to a FIFO (blocks) is marked by its kind."""
+    try:
+        with open_regular(path, _NotRegular, what="file", limit=sys.maxsize) as handle:
+            digest = hashlib.sha256()
+            while block := handle.read(_BLOCK_BYTES):
+                digest.update(block)
+            return digest.digest()
+    except FileNotFoundError:  # deleted, or a link to nowhere
+        return b"deleted"
+    except _NotRegular as exc:  # its kind: "a directory", "a character device", ...
+        return str(exc).encode("utf-8", "surrogateescape")
+    except OSError as exc:  # a read that failed half-way (EIO): no content to hash
+        return f"unreadable: {exc.strerror}".encode("utf-8", "surrogateescape")
 
 
 def _excluded(path: Path, exclude: Sequence[Path]) -> bool:

@@ -51,6 +51,7 @@ from goldgate.result import (
     gain,
 )
 from goldgate.stats import BootstrapResult, FloatArray, compare_many, sample_score
+from goldgate.wording import change_decimals, p_is
 
 #: Thresholds are compared with this slack, so a drop of exactly ``max_drop`` passes.
 EPSILON = 1e-9
@@ -256,6 +257,15 @@ def _signed(value: float) -> str:
     return f"{value:+.2f}"
 
 
+def moved_text(baseline: float, current: float, delta: float) -> str:
+    """``82.00 → 76.00, -6.00``; a change too small for two decimals with more (``+0.004``),
+    no change at all as ``unchanged``, never a signed ``+0.00``."""
+    places = change_decimals(delta)
+    if places is None:
+        return f"{_points(baseline)} → {_points(current)}, unchanged"
+    return f"{baseline:.{places}f} → {current:.{places}f}, {delta:+.{places}f}"
+
+
 def _interval_text(interval: Interval | None) -> str:
     if interval is None:
         return ""
@@ -290,6 +300,9 @@ class _GroupMetric:
     flips_to_wrong: list[str]
     flips_to_right: list[str]
     has_baseline: bool
+    #: the metric is blessed but none of the group's examples is shared with the baseline
+    #: (every id renamed, every reference edited): nothing to compare, not "no baseline"
+    none_shared: bool = False
 
 
 def evaluate_suite(
@@ -499,6 +512,8 @@ def _measure_group(
             paired_score = sample_score(metric, paired_current[spec])
             summary.baseline = base
             summary.delta = paired_score - base
+            if not all_paired:  # the delta is the shared examples': say their score too
+                summary.current_shared = paired_score
             summary.baseline_components = components_of(metric, paired_baseline[spec])
             if spec in tests:
                 summary.interval = tests[spec].interval
@@ -512,7 +527,8 @@ def _measure_group(
                 ids = scored.ids
                 to_wrong = [ids[i] for i in group.paired_indices[was & ~now].tolist()]
                 to_right = [ids[i] for i in group.paired_indices[now & ~was].tolist()]
-        measured[spec] = _GroupMetric(summary, to_wrong, to_right, has_baseline)
+        none_shared = state.baseline_stats is not None and not len(group.paired)
+        measured[spec] = _GroupMetric(summary, to_wrong, to_right, has_baseline, none_shared)
     return measured
 
 
@@ -574,7 +590,7 @@ def _checks(
         )
     if rule.max_flips is not None:
         if not measured.has_baseline:
-            checks.append(_skipped("max_flips", rule.max_flips, name, common))
+            checks.append(_skipped("max_flips", rule.max_flips, name, common, measured))
         else:
             flips = len(measured.flips_to_wrong)
             ok = flips <= rule.max_flips
@@ -597,13 +613,17 @@ def _checks(
     return checks
 
 
-def _skipped(rule: str, threshold: float, name: str, common: dict[str, Any]) -> CheckResult:
+def _skipped(
+    rule: str, threshold: float, name: str, common: dict[str, Any], measured: _GroupMetric
+) -> CheckResult:
+    why = (
+        f"{name}: nothing to compare: 0 shared examples with the baseline; run `goldgate bless`"
+        " to start afresh"
+        if measured.none_shared
+        else f"{name}: no baseline to compare with; run `goldgate bless` to create one"
+    )
     return CheckResult(
-        rule=rule,
-        threshold=float(threshold),
-        status=CheckStatus.SKIPPED,
-        message=f"{name}: no baseline to compare with; run `goldgate bless` to create one",
-        **common,
+        rule=rule, threshold=float(threshold), status=CheckStatus.SKIPPED, message=why, **common
     )
 
 
@@ -618,13 +638,13 @@ def _relative_check(
 ) -> CheckResult:
     summary = measured.summary
     if not measured.has_baseline or summary.delta is None or tolerance is None:
-        return _skipped(rule, threshold, name, common)
+        return _skipped(rule, threshold, name, common, measured)
     delta = summary.delta
     # Positive is better in either direction: for TER a rise is a negative gain.
     better = gain(delta, summary.higher_is_better)
     worsened = "dropped" if summary.higher_is_better else "rose"
     assert summary.baseline is not None  # set together with delta
-    moved = f"{_points(summary.baseline)} → {_points(summary.current)}, {_signed(delta)}"
+    moved = moved_text(summary.baseline, summary.current, delta)
     limit = (
         f"max_drop {_points(threshold)}"
         if rule == "max_drop"
@@ -634,7 +654,7 @@ def _relative_check(
     significant = True
     if significance is not None and summary.p_value is not None:
         significant = summary.p_value < significance.alpha
-        evidence = f" (p={summary.p_value:.3f}, {_interval_text(summary.interval)})"
+        evidence = f" ({p_is(summary.p_value)}, {_interval_text(summary.interval)})"
     if better < -tolerance - EPSILON:
         if significant:
             status = CheckStatus.FAIL

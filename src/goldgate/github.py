@@ -122,6 +122,39 @@ class GitHubEnvironment:
             return self.pr_number_override
         if self.event_path is None:
             return None
+        payload = self._event()
+        where = f"GITHUB_EVENT_PATH={self.event_path}"
+        pull_request = payload.get("pull_request")
+        issue = payload.get("issue")
+        number = pull_request.get("number") if isinstance(pull_request, dict) else None
+        if number is None and isinstance(issue, dict) and "pull_request" in issue:
+            number = issue.get("number")
+        # bool is an int to Python; a pull request number is not.
+        if number is None or (isinstance(number, int) and not isinstance(number, bool)):
+            return number if number is None or number > 0 else None
+        raise InputError(f"{where}: the pull request number is not an integer")
+
+    def workflow_run_head_sha(self) -> str | None:
+        """The head commit of the run a ``workflow_run`` event reports (None for other events).
+
+        The pull request number of the ``workflow_run`` recipe comes from the untrusted run's
+        artifact; the commit comes from GitHub, so it is what binds the number to the run.
+        """
+        if self.event_name != "workflow_run":
+            return None
+        run = self._event().get("workflow_run")
+        sha = run.get("head_sha") if isinstance(run, dict) else None
+        if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", sha):
+            raise InputError(
+                "a workflow_run event without its run's head_sha: cannot tell which pull"
+                " request the result belongs to"
+            )
+        return sha
+
+    def _event(self) -> dict[str, Any]:
+        """The event payload (``GITHUB_EVENT_PATH``) as a JSON object."""
+        if self.event_path is None:
+            raise InputError(f"GITHUB_EVENT_PATH is not set for the {self.event_name} event")
         where = f"GITHUB_EVENT_PATH={self.event_path}"
         try:
             raw = read_regular(self.event_path, InputError, what="event payload")
@@ -133,15 +166,7 @@ class GitHubEnvironment:
             raise InputError(f"{where}: the event payload is not valid JSON") from None
         if not isinstance(payload, dict):
             raise InputError(f"{where}: the event payload is not a JSON object")
-        pull_request = payload.get("pull_request")
-        issue = payload.get("issue")
-        number = pull_request.get("number") if isinstance(pull_request, dict) else None
-        if number is None and isinstance(issue, dict) and "pull_request" in issue:
-            number = issue.get("number")
-        # bool is an int to Python; a pull request number is not.
-        if number is None or (isinstance(number, int) and not isinstance(number, bool)):
-            return number if number is None or number > 0 else None
-        raise InputError(f"{where}: the pull request number is not an integer")
+        return payload
 
 
 # -- step outputs ------------------------------------------------------------------------------
@@ -478,6 +503,7 @@ def upsert_comment(env: GitHubEnvironment, markdown: str, *, key: str = "") -> C
     key = env.comment_key or key
     try:
         number = env.pull_request_number()
+        run_head = None if number is None else env.workflow_run_head_sha()
     except InputError as exc:
         return CommentResult(CommentOutcome.FAILED, str(exc))
     if number is None or not env.repository:
@@ -493,6 +519,12 @@ def upsert_comment(env: GitHubEnvironment, markdown: str, *, key: str = "") -> C
     except _ApiError as exc:
         return CommentResult(CommentOutcome.FAILED, str(exc))
     try:
+        if run_head is not None:
+            # The number came from the untrusted run's artifact: another pull request's
+            # number there must not let a fork's result rewrite that pull request's comment.
+            mismatch = _other_head(api, env.repository, number, run_head)
+            if mismatch is not None:
+                return CommentResult(CommentOutcome.FAILED, mismatch)
         ours = _find_own_comment(
             _existing_comments(api, issue_path), _identity(api, env), comment_marker(key)
         )
@@ -514,6 +546,20 @@ def upsert_comment(env: GitHubEnvironment, markdown: str, *, key: str = "") -> C
         if exc.status in (401, 403, 404):
             return CommentResult(CommentOutcome.NO_PERMISSION, str(exc))
         return CommentResult(CommentOutcome.FAILED, str(exc))
+
+
+def _other_head(api: _Api, repository: str, number: int, run_head: str) -> str | None:
+    """Why pull request ``number`` is not the one whose head the run built, or None if it is."""
+    pull, _ = api.request("GET", f"/repos/{urllib.parse.quote(repository)}/pulls/{number}")
+    head = pull.get("head") if isinstance(pull, dict) else None
+    sha = head.get("sha") if isinstance(head, dict) else None
+    if sha == run_head:
+        return None
+    shown = console.inline(sha[:12]) if isinstance(sha, str) else "unknown"
+    return (
+        f"pull request #{number}'s head is {shown}, not {run_head[:12]}, the commit the"
+        " workflow run built: the result is not that pull request's; no comment"
+    )
 
 
 def _html_url(comment: Any) -> str | None:

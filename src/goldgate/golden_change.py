@@ -225,7 +225,12 @@ def describe(change: GoldenChange) -> str:
 
 
 def _described(added: int, edited: int, removed: int, shared: int) -> str:
-    return (
-        f"golden set changed since the baseline ({added} added, {edited} edited, {removed}"
-        f" removed): compared on {shared} shared example{'s' if shared != 1 else ''}"
+    changed = (
+        f"golden set changed since the baseline ({added} added, {edited} edited, {removed} removed)"
     )
+    if not shared:  # every id renamed or every record edited: no paired test, no flips
+        return (
+            f"{changed}: nothing to compare: 0 shared examples (only min and max are judged,"
+            " on the whole set); bless to start afresh"
+        )
+    return f"{changed}: compared on {shared} shared example{'s' if shared != 1 else ''}"

@@ -44,23 +44,27 @@ def pack_bytes(raw: bytes) -> tuple[str, str]:
     return hashlib.sha256(raw).hexdigest(), base64.b64encode(zlib.compress(raw, _LEVEL)).decode()
 
 
-def unpack_bytes(data: str, sha256: str, what: str, *, size: int | None = None) -> bytes:
+def unpack_bytes(
+    data: str, sha256: str, what: str, *, size: int | None = None, limit: int | None = None
+) -> bytes:
     """The raw bytes of a block; ``PackError`` naming ``what`` when it is damaged.
 
     ``size``, when the block's raw length is known beforehand, bounds the inflating: a few
     megabytes of zlib can inflate to gigabytes (a thousand to one), and a tampered block
-    must be refused before it is held, not after.
+    must be refused before it is held, not after. ``limit``, for a block whose length is not
+    known (JSON of ids or outputs), bounds it the same way at the most it may be.
     """
+    bound = size if size is not None else limit
     beyond = False
     try:
         compressed = base64.b64decode(data.encode("ascii"), validate=True)
-        if size is None:
+        if bound is None:
             raw = zlib.decompress(compressed)
         else:
             inflater = zlib.decompressobj()
-            raw = inflater.decompress(compressed, size + 1)
-            # past the size, not flushed: flushing would inflate the rest at once
-            beyond = len(raw) > size or bool(inflater.unconsumed_tail)
+            raw = inflater.decompress(compressed, bound + 1)
+            # past the bound, not flushed: flushing would inflate the rest at once
+            beyond = len(raw) > bound or bool(inflater.unconsumed_tail)
             if not beyond:
                 raw += inflater.flush()
                 if not inflater.eof:
@@ -68,21 +72,27 @@ def unpack_bytes(data: str, sha256: str, what: str, *, size: int | None = None) 
     except (binascii.Error, ValueError, zlib.error) as exc:
         raise PackError(f"{what}: the packed data does not decode ({exc})") from None
     if beyond:
-        raise PackError(f"{what}: the packed data inflates past the {size} bytes its contents need")
+        need = "its contents need" if size is not None else "it may hold"
+        raise PackError(f"{what}: the packed data inflates past the {bound} bytes {need}")
     if hashlib.sha256(raw).hexdigest() != sha256:
         raise PackError(f"{what}: the packed data does not match its sha256")
     return raw
 
 
+def json_bytes(value: Any) -> bytes:
+    """A JSON value (ids, outputs) as the bytes a block packs."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.encode("utf-8")
+
+
 def pack_json(value: Any) -> tuple[str, str]:
     """A JSON value (ids, outputs) as a block."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return pack_bytes(text.encode("utf-8"))
+    return pack_bytes(json_bytes(value))
 
 
-def unpack_json(data: str, sha256: str, what: str) -> Any:
-    """The JSON value of a block."""
-    raw = unpack_bytes(data, sha256, what)
+def unpack_json(data: str, sha256: str, what: str, *, limit: int | None = None) -> Any:
+    """The JSON value of a block (inflated to at most ``limit`` bytes, when given)."""
+    raw = unpack_bytes(data, sha256, what, limit=limit)
     try:
         return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

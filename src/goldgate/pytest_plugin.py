@@ -20,6 +20,7 @@ from goldgate.errors import GoldgateError, did_you_mean
 from goldgate.pytest_session import (
     ROOT_NAME,
     WORKDIR_KEY,
+    Crashed,
     GateFailed,
     GoldgateSession,
     ItemSpec,
@@ -35,8 +36,13 @@ if TYPE_CHECKING:
     from goldgate.result import SuiteResult
 
 SESSION_KEY = pytest.StashKey[GoldgateSession]()
+#: the user property of a test report that tells the session goldgate crashed there (it
+#: travels from xdist workers to the controller with the report)
+CRASH_PROPERTY = "goldgate_internal_error"
 FIXTURE = "goldgate"
 MARKER = "goldgate"
+#: the id of the failure reported when the bless at session end is refused
+BLESS_NODE = f"{ROOT_NAME}-bless"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -58,7 +64,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--goldgate-bless",
         action="store_true",
         default=False,
-        help="like --goldgate, but accept today's scores: write the baseline at session end",
+        help="like --goldgate, but accept today's scores: write the baseline at session end"
+        " (refusing a regression unless --goldgate-allow-regression)",
+    )
+    group.addoption(
+        "--goldgate-allow-regression",
+        action="store_true",
+        default=False,
+        help="with --goldgate-bless: accept scores that fail a gate check; the baseline"
+        " records that the bless was forced",
     )
     group.addoption(
         "--goldgate-report-dir",
@@ -83,14 +97,42 @@ def _settings(config: pytest.Config) -> Settings:
         return base / from_ini if from_ini else None
 
     bless = bool(config.getoption("goldgate_bless"))
+    allow_regression = bool(config.getoption("goldgate_allow_regression"))
+    if allow_regression and not bless:
+        raise pytest.UsageError("goldgate: --goldgate-allow-regression applies to --goldgate-bless")
     enabled = config.getoption("goldgate")
+    item_ids = _take_item_ids(config)
     return Settings(
-        enabled=bool(enabled if enabled is not None else config.getini("goldgate")) or bless,
+        enabled=bool(enabled if enabled is not None else config.getini("goldgate"))
+        or bless
+        or bool(item_ids),
         bless=bless,
+        allow_regression=allow_regression,
+        item_ids=item_ids,
         config_path=path_option("goldgate_config", "goldgate_config"),
         report_dir=path_option("goldgate_report_dir", "goldgate_report_dir"),
         rootdir=config.rootpath,
     )
+
+
+def _take_item_ids(config: pytest.Config) -> tuple[str, ...]:
+    """Take goldgate item ids (``goldgate::qa::exact_match``) out of the arguments.
+
+    They name no file, so pytest would refuse them ("file or directory not found"); taken
+    out here, before collection, they select goldgate's items instead. Every xdist worker
+    is given the same arguments and takes the same ids. A file or directory that is really
+    named ``goldgate`` stays a path.
+    """
+    invoked = config.invocation_params.dir
+    ids = tuple(
+        arg
+        for arg in config.args
+        if arg.startswith(ROOT_NAME + "::")
+        or (arg == ROOT_NAME and not (invoked / ROOT_NAME).exists())
+    )
+    if ids:
+        config.args[:] = [arg for arg in config.args if arg not in ids]
+    return ids
 
 
 def _session(config: pytest.Config) -> GoldgateSession:
@@ -107,11 +149,13 @@ def _load_config(session: GoldgateSession) -> Config:
         return session.config()
     except GoldgateError as exc:
         raise _usage_error(exc) from None
-    except Exception as exc:
+    except BaseException as exc:  # a Rust tokenizer's PanicException is one
         # A bug, not a usage error: one line naming the saved traceback and pytest's exit 3
         # (its INTERNAL_ERROR), instead of an INTERNALERROR page.
-        from goldgate.crash import EXIT_INTERNAL, crash_message, save_traceback
+        from goldgate.crash import EXIT_INTERNAL, crash_message, is_crash, save_traceback
 
+        if not is_crash(exc):
+            raise
         message = console.clean(crash_message(exc, save_traceback(exc)))
         pytest.exit(message, returncode=EXIT_INTERNAL)
 
@@ -132,8 +176,11 @@ def pytest_configure(config: pytest.Config) -> None:
         workdir=Path(shared) if shared else None,
     )
     config.stash[SESSION_KEY] = session
+    config.pluginmanager.register(CrashWatch(session), "goldgate-crash-watch")
     if session.settings.enabled:
         _load_config(session)
+        # An id that names no item stops the run here, before xdist starts any worker.
+        _wanted_specs(session.item_specs(), session.settings.item_ids)
         if workerinput is None and config.pluginmanager.hasplugin("xdist"):
             config.pluginmanager.register(XdistHooks(session), "goldgate-xdist")
 
@@ -142,6 +189,22 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     """Remove the scratch directory."""
     if SESSION_KEY in config.stash:
         _session(config).close()
+
+
+class CrashWatch:
+    """Every process: notice a test report that says goldgate crashed (see CRASH_PROPERTY).
+
+    On the xdist controller this sees the workers' reports too, so a crash in a worker's
+    fixture check still ends the whole session with exit code 3.
+    """
+
+    def __init__(self, session: GoldgateSession) -> None:
+        self.session = session
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Remember a crash reported by a test."""
+        if any(name == CRASH_PROPERTY for name, _ in report.user_properties):
+            self.session.crashed = True
 
 
 class XdistHooks:
@@ -211,11 +274,13 @@ class GoldgateItem(pytest.Item):
         failed = failed_checks(suite, self.spec.metric)
         for check in checks:
             self.user_properties.append((check.id, check.status.value))
-        if session.settings.bless:
-            return  # today's scores are being accepted: nothing to fail or skip
+        if session.settings.allow_regression:
+            return  # today's scores are being accepted, failed checks included
         if failed:
             outcome = session.outcome
             raise GateFailed(render_failure(suite, failed, outcome.result if outcome else None))
+        if session.settings.bless:
+            return  # today's scores are being accepted: nothing to skip
         if checks and all(c.status is CheckStatus.SKIPPED for c in checks):
             pytest.skip(console.clean(checks[0].message))
 
@@ -225,7 +290,7 @@ class GoldgateItem(pytest.Item):
         style: Any = None,
     ) -> str | Any:
         """goldgate's own text for gate failures and library errors, no traceback."""
-        if isinstance(excinfo.value, GateFailed):
+        if isinstance(excinfo.value, GateFailed | Crashed):
             return console.clean(excinfo.value.text)
         if isinstance(excinfo.value, GoldgateError):
             return console.clean(f"goldgate: {excinfo.value}")
@@ -265,10 +330,30 @@ def pytest_collection_modifyitems(
         name=ROOT_NAME,
         nodeid=ROOT_NAME,
         path=goldgate_config.source or goldgate_config.root,
-        specs=state.item_specs(),
+        specs=_wanted_specs(state.item_specs(), state.settings.item_ids),
     )
     # genitems sends the usual collection hooks, so counts and --collect-only include them.
     items.extend(session.genitems(root))
+
+
+def _wanted_specs(specs: list[ItemSpec], wanted: Sequence[str]) -> list[ItemSpec]:
+    """The items the ids given on the command line name (all when none was given); an id
+    that names none is a usage error, as pytest's own "not found" is."""
+    if not wanted:
+        return specs
+    ids = {f"{ROOT_NAME}::{spec.suite}::{spec.name}": spec for spec in specs}
+    for node in wanted:
+        if not any(_names(nodeid, node) for nodeid in ids):
+            choices = list(dict.fromkeys(nid.rsplit("::", 1)[0] for nid in ids)) + list(ids)
+            raise pytest.UsageError(
+                console.clean(f"goldgate: no item {node}{did_you_mean(node, choices)}")
+            )
+    return [spec for nodeid, spec in ids.items() if any(_names(nodeid, n) for n in wanted)]
+
+
+def _names(nodeid: str, wanted: str) -> bool:
+    """Whether the id given on the command line selects the item (itself or a parent)."""
+    return nodeid == wanted or nodeid.startswith(wanted + "::")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -338,6 +423,11 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Show a fixture or marker gate failure as goldgate's text, not as a traceback."""
     report = yield
+    if call.excinfo is not None and isinstance(call.excinfo.value, Crashed):
+        # A crash is no failed gate: the session ends with exit code 3 (see sessionfinish).
+        report.user_properties.append((CRASH_PROPERTY, call.excinfo.value.text))
+        report.longrepr = console.clean(call.excinfo.value.text)
+        return report
     checks = FIXTURE in getattr(item, "fixturenames", ()) or item.get_closest_marker(MARKER)
     if call.excinfo is not None and checks and not isinstance(item, GoldgateItem):
         error = call.excinfo.value
@@ -358,12 +448,27 @@ def _test_location(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseExceptio
 # -- the end of the session -----------------------------------------------------------------
 
 
+@pytest.hookimpl(tryfirst=True)  # before junitxml and the last-failed cache write theirs
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Bless once, on the controller (or the lone process), when asked to."""
+    """Record the history and bless once, on the controller (or the lone process)."""
     state = _session(session.config)
     state.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
     if state.bless_failed:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        # Reported as a failed test (as xdist reports a crashed worker), so that the summary
+        # line, the short summary and junit say what failed and why, not "6 passed".
+        report = pytest.TestReport(
+            nodeid=BLESS_NODE,
+            location=(BLESS_NODE, None, BLESS_NODE),
+            keywords={BLESS_NODE: 1},
+            outcome="failed",
+            longrepr=console.clean(state.bless_error or "could not bless"),
+            when="call",
+        )
+        session.config.hook.pytest_runtest_logreport(report=report)
+    if state.crashed:
+        # goldgate's internal error is pytest's (exit 3), never a failed test (1).
+        session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
 
 def pytest_terminal_summary(

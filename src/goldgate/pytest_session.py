@@ -17,10 +17,12 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goldgate.errors import GoldgateError, did_you_mean
+from goldgate.wording import p_value, plural
 
 if TYPE_CHECKING:
     # Imported where used: the plugin is imported by every pytest run in an environment that
@@ -36,6 +38,8 @@ UNGATED_ITEM = "scored"
 WORKDIR_KEY = "goldgate_workdir"
 HANDOFF_FILE = "run.json"
 BLESS_QUEUE = "bless"
+#: fixture and marker checks made by xdist workers, for the controller's one history row
+CHECK_QUEUE = "checks"
 #: System settings a fixture check may override (the source is given by ``system=``).
 SYSTEM_OVERRIDES = ("concurrency", "timeout_s", "samples", "env")
 SHOWN_EXAMPLES = 5
@@ -54,12 +58,28 @@ class GateFailed(AssertionError):
         self.text = text
 
 
+class Crashed(Exception):
+    """goldgate crashed (a bug, exit 3): ``text`` is the one line naming the saved traceback.
+
+    Not a :class:`GoldgateError`, which is bad input, nor a :class:`GateFailed`: the plugin
+    shows the line and ends the session with pytest's exit code 3, never as a failed gate.
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
 @dataclass(frozen=True)
 class Settings:
     """The plugin's options after command line and ini values are merged."""
 
     enabled: bool = False
     bless: bool = False
+    #: with ``bless``: accept a failed gate check (recorded in the baseline as forced)
+    allow_regression: bool = False
+    #: goldgate item ids named on the command line (``goldgate::qa``); empty selects all
+    item_ids: tuple[str, ...] = ()
     config_path: Path | None = None
     report_dir: Path | None = None
     rootdir: Path = field(default_factory=Path.cwd)
@@ -71,11 +91,13 @@ class Outcome:
 
     result: RunResult | None = None
     error: str | None = None
+    #: the error is a crash (exit 3), not bad input
+    internal: bool = False
 
     def to_json(self) -> str:
         """The handoff document read by xdist workers."""
         result = None if self.result is None else self.result.model_dump(mode="json")
-        return json.dumps({"result": result, "error": self.error})
+        return json.dumps({"result": result, "error": self.error, "internal": self.internal})
 
     @classmethod
     def from_json(cls, text: str) -> Outcome:
@@ -87,6 +109,7 @@ class Outcome:
         return cls(
             result=None if result is None else RunResult.model_validate(result),
             error=data.get("error"),
+            internal=data.get("internal") is True,
         )
 
 
@@ -123,8 +146,14 @@ class GoldgateSession:
         self.selected: list[str] = []
         #: (test id, suite result) of every fixture or marker check, in order
         self.checks: list[tuple[str, SuiteResult]] = []
+        #: each check's result and the system it evaluated, for the session's history row
+        self._checked: list[tuple[SuiteResult, SystemConfig]] = []
         self.messages: list[str] = []
         self.bless_failed = False
+        #: why the bless at session end was refused (None when it was not)
+        self.bless_error: str | None = None
+        #: goldgate crashed in this session (seen here or in an xdist worker's report)
+        self.crashed = False
 
     # -- configuration --------------------------------------------------------------------
 
@@ -182,7 +211,7 @@ class GoldgateSession:
         """The result of ``suite``, running every selected suite on first use."""
         outcome = self._ensure_outcome()
         if outcome.error is not None:
-            raise GoldgateError(outcome.error)
+            raise Crashed(outcome.error) if outcome.internal else GoldgateError(outcome.error)
         if outcome.result is not None:
             for found in outcome.result.suites:
                 if found.name == suite:
@@ -197,11 +226,13 @@ class GoldgateSession:
                 self._outcome = self.compute(self.selected)
         return self._outcome
 
-    def _crashed(self, exc: Exception) -> Outcome:
+    def _crashed(self, exc: BaseException) -> Outcome:
         # A bug, not bad input: keep the traceback in a file, and never run the suites twice.
-        from goldgate.crash import crash_message, save_traceback
+        from goldgate.crash import crash_message, is_crash, save_traceback
 
-        return Outcome(error=crash_message(exc, save_traceback(exc)))
+        if not is_crash(exc):
+            raise exc
+        return Outcome(error=crash_message(exc, save_traceback(exc)), internal=True)
 
     def compute_for_ids(self, node_ids: Sequence[str]) -> None:
         """On the xdist controller: run the suites of the collected items and publish."""
@@ -241,14 +272,13 @@ class GoldgateSession:
                     continue
                 replays[name] = self._replay_system(name, outputs)
             replayed = with_systems(config, replays)
-            result = run(
-                replayed, suites=list(replays), write_reports=False, history_source="pytest"
-            )
+            # The history gets one row for the whole session, written by finish().
+            result = run(replayed, suites=list(replays), write_reports=False, history_source=None)
             result = _with_failures(config, result, failures)
             write_result(result, config.report.dir, list(config.report.formats))
         except GoldgateError as exc:
             return Outcome(error=str(exc))
-        except Exception as exc:
+        except BaseException as exc:  # a Rust tokenizer's PanicException is one
             return self._crashed(exc)
         self._replayed = replayed
         self._blessable = list(replays)
@@ -284,19 +314,43 @@ class GoldgateSession:
             )
         configured = config.system_for(suite)
         function, settings = system_settings(configured, system, overrides or {})
-        outputs = obtain(config, suite, settings, function=function)
-        replay = self._replay_system(suite, outputs)
-        replayed = with_systems(config, {suite: replay})
-        result = run(replayed, suites=[suite], write_reports=False, history_source="pytest")
+        try:
+            outputs = obtain(config, suite, settings, function=function)
+            replay = self._replay_system(suite, outputs)
+            replayed = with_systems(config, {suite: replay})
+            result = run(replayed, suites=[suite], write_reports=False, history_source=None)
+        except GoldgateError:
+            raise
+        except BaseException as exc:
+            crashed = self._crashed(exc)
+            raise Crashed(crashed.error or "") from None
         suite_result = result.suites[0]
         self.checks.append((test_id, suite_result))
+        self._remember_check(test_id, suite_result, settings)
         if suite_result.error is not None:
             raise GoldgateError(suite_result.error)
         if self.settings.bless:
+            # Queued even when it regressed: the bless at session end refuses it (as
+            # ``goldgate bless`` does) unless --goldgate-allow-regression, and says so.
             self._queue_bless(suite, replay, test_id)
-        elif suite_result.verdict is Verdict.REGRESSED:
+        if suite_result.verdict is Verdict.REGRESSED and not self.settings.allow_regression:
             raise GateFailed(render_failure(suite_result, _failed(suite_result.checks), result))
         return suite_result
+
+    def _remember_check(self, test_id: str, suite: SuiteResult, system: SystemConfig) -> None:
+        """Keep a check for the session's history row (on a worker: for the controller)."""
+        if not self.is_worker:
+            self._checked.append((suite, system))
+            return
+        queue = self.workdir() / CHECK_QUEUE
+        queue.mkdir(exist_ok=True)
+        entry = {
+            "test": test_id,
+            "system": system.model_dump(mode="json"),
+            "result": suite.model_dump(mode="json"),
+        }
+        name = hashlib.sha256(f"{test_id}\0{suite.name}".encode()).hexdigest()[:16]
+        (queue / f"{name}.json").write_text(json.dumps(entry), encoding="utf-8")
 
     def _queue_bless(self, suite: str, replay: SystemConfig, test_id: str) -> None:
         # Queued as files so that the controller blesses what xdist workers checked.
@@ -309,31 +363,126 @@ class GoldgateSession:
     # -- the end of the session -----------------------------------------------------------
 
     def finish(self, *, interrupted: bool) -> None:
-        """Bless, once, what this session ran (only on the controller or a lone process)."""
-        if self.is_worker or not self.settings.bless or interrupted:
+        """Record the session in the history, then bless what it ran when asked to (both
+        once, on the controller or a lone process)."""
+        if self.is_worker:
             return
+        self._record_history()
+        if self.settings.bless and not interrupted:
+            self._bless()
+
+    def _record_history(self) -> None:
+        """One history row for the session: the configured run's suites, then each suite
+        only a fixture or marker check evaluated (its first check, in test order)."""
+        from goldgate._version import __version__
         from goldgate.config import SystemConfig
-        from goldgate.runner import bless
+        from goldgate.gate import combine_verdicts
+        from goldgate.history.recording import record_run
+        from goldgate.result import RunResult, SuiteResult
+
+        checked = list(self._checked)
+        for entry in self._queue(CHECK_QUEUE):
+            # Not validated again: a Python function's label (``test_x:<lambda>``) is no
+            # importable path, and only the history's fingerprint reads it.
+            system = SystemConfig.model_construct(**entry["system"])
+            checked.append((SuiteResult.model_validate(entry["result"]), system))
+        template = self._outcome.result if self._outcome is not None else None
+        try:
+            config = self.config()
+        except GoldgateError:
+            return
+        found: dict[str, SuiteResult] = {}
+        systems: dict[str, SystemConfig] = {}
+        if template is not None:
+            for suite in template.suites:
+                found[suite.name] = suite
+                systems[suite.name] = config.system_for(suite.name)
+        for suite, system in checked:
+            if suite.name not in found:
+                found[suite.name] = suite
+                systems[suite.name] = system
+        if not found:
+            return
+        suites = [found[name] for name in config.suites if name in found]
+        verdict = combine_verdicts([suite.verdict for suite in suites])
+        if template is not None:
+            result = template.model_copy(update={"suites": suites, "verdict": verdict})
+        else:
+            result = RunResult(
+                goldgate_version=__version__,
+                created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                verdict=verdict,
+                suites=suites,
+            )
+        # The systems as they were given (not the replay files in the scratch directory),
+        # so that the history's system fingerprint is the same from one session to the next.
+        self.messages += record_run(result, with_systems(config, systems), source="pytest")
+
+    def _bless(self) -> None:
+        """One bless of every suite the session evaluated, as ``goldgate bless`` does: a
+        failed gate check refuses it unless --goldgate-allow-regression, which records the
+        bless as forced."""
+        from goldgate.config import SystemConfig
+        from goldgate.runner import bless_reviewed
 
         try:
             conflict = self._conflicting_blesses()
             if conflict is not None:
-                self.bless_failed = True
-                self.messages.append(f"could not bless: {conflict}")
+                self._refuse(conflict)
                 return
-            if self._replayed is not None and self._blessable:
-                every = set(self._blessable) == set(self._replayed.suites)
-                path = bless(self._replayed, suites=None if every else self._blessable)
-                self.messages.append(f"blessed {', '.join(self._blessable)} into {path}")
+            systems: dict[str, SystemConfig] = {}
+            origins: list[tuple[str, str | None]] = []  # (suite, test id or None: configured)
+            if self._replayed is not None:
+                for suite in self._blessable:
+                    systems[suite] = self._replayed.system_for(suite)
+                    origins.append((suite, None))
             for entry in self._bless_queue():
-                config = self.config()
                 suite = entry["suite"]
-                replayed = with_systems(config, {suite: SystemConfig(**entry["system"])})
-                path = bless(replayed, suites=[suite])
-                self.messages.append(f"blessed {suite} (from {entry['test']}) into {path}")
+                systems.setdefault(suite, SystemConfig(**entry["system"]))
+                origins.append((suite, entry["test"]))
+            if not systems:
+                return
+            config = with_systems(self.config(), systems)
+            # Every suite blessed at once may replace a damaged baseline, as a full bless does.
+            every = set(systems) == set(config.suites)
+            # All suites in one write: a second write of a suite would be reviewed against
+            # the first and lose what the first recorded as forced.
+            outcome = bless_reviewed(
+                config,
+                suites=None if every else list(systems),
+                allow_regression=self.settings.allow_regression,
+                rerun=True,
+            )
         except GoldgateError as exc:
-            self.bless_failed = True
-            self.messages.append(f"could not bless: {exc}")
+            self._refuse(str(exc))
+            return
+        except BaseException as exc:
+            self.crashed = True
+            self.messages.append(f"could not bless: {self._crashed(exc).error}")
+            return
+        if not outcome.written:
+            failed = sum(len(messages) for messages in outcome.failed.values())
+            details = "; ".join(m for messages in outcome.failed.values() for m in messages)
+            self._refuse(
+                f"{failed} gate check{'s' if failed != 1 else ''} failed in"
+                f" {', '.join(outcome.failed)} ({details}); the baseline {outcome.path} is"
+                " unchanged. Fix the regression, or accept it with --goldgate-bless"
+                " --goldgate-allow-regression (the baseline then records the bless as forced)"
+            )
+            return
+        configured = [suite for suite, test in origins if test is None]
+        if configured:
+            forced = _forced([suite for suite in configured if suite in outcome.failed])
+            self.messages.append(f"blessed {', '.join(configured)} into {outcome.path}{forced}")
+        for suite, test in origins:
+            if test is not None:
+                forced = _forced([suite] if suite in outcome.failed else [])
+                self.messages.append(f"blessed {suite} (from {test}) into {outcome.path}{forced}")
+
+    def _refuse(self, reason: str) -> None:
+        self.bless_failed = True
+        self.bless_error = f"could not bless: {reason}"
+        self.messages.append(self.bless_error)
 
     def _conflicting_blesses(self) -> str | None:
         """Two tests blessing one suite from different outputs: which one wins is no choice."""
@@ -364,11 +513,15 @@ class GoldgateSession:
         )
 
     def _bless_queue(self) -> list[dict[str, Any]]:
-        directory = self.workdir() / BLESS_QUEUE
+        return sorted(self._queue(BLESS_QUEUE), key=lambda entry: (entry["test"], entry["suite"]))
+
+    def _queue(self, name: str) -> list[dict[str, Any]]:
+        """The entries xdist workers (or this process) left in a queue directory, by test."""
+        directory = self.workdir() / name
         if not directory.is_dir():
             return []
         entries = [json.loads(p.read_text(encoding="utf-8")) for p in directory.glob("*.json")]
-        return sorted(entries, key=lambda entry: (entry["test"], entry["suite"]))
+        return sorted(entries, key=lambda entry: str(entry["test"]))
 
 
 # -- library calls ------------------------------------------------------------------------
@@ -494,6 +647,11 @@ def _with_failures(config: Config, result: RunResult, failures: Mapping[str, str
     )
 
 
+def _forced(suites: Sequence[str]) -> str:
+    """`` (forced past qa)`` after a bless that accepted failed checks, as the CLI says."""
+    return f" (forced past {', '.join(suites)})" if suites else ""
+
+
 def _failed(checks: Iterable[CheckResult]) -> list[CheckResult]:
     from goldgate.result import CheckStatus
 
@@ -526,10 +684,10 @@ def metric_table(suite: SuiteResult, *, indent: str = "  ") -> list[str]:
             [
                 summary.label,
                 _num(summary.baseline),
-                _num(summary.current),
+                summary.current_text(_num),
                 _signed(summary.delta),
                 "—" if interval is None else f"[{interval.low:+.2f}, {interval.high:+.2f}]",
-                "—" if summary.p_value is None else f"{summary.p_value:.3f}",
+                p_value(summary.p_value),
             ]
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
@@ -544,7 +702,7 @@ def metric_table(suite: SuiteResult, *, indent: str = "  ") -> list[str]:
 
 def suite_heading(suite: SuiteResult) -> str:
     """``suite 'qa': regressed (50 examples, goldens/qa.jsonl)``."""
-    size = f"{suite.n_examples} examples, {suite.goldens}"
+    size = f"{plural(suite.n_examples, 'example')}, {suite.goldens}"
     return f"suite {suite.name!r}: {suite.verdict.value} ({size})"
 
 

@@ -30,6 +30,12 @@ from goldgate.golden_records import PackedRecords
 RESULT_SCHEMA_VERSION = "goldgate.result/2"
 #: the side file of per-example rows written beside result.json
 EXAMPLES_FILE = "examples.jsonl.gz"
+#: The most one row of the examples file may inflate to (a row holds an example's input,
+#: references, output and blessed output): generous, and what a gzip bomb of one long line
+#: costs before it is refused.
+MAX_EXAMPLE_ROW_BYTES = 16 << 20
+#: The most the whole examples file may inflate to, whatever the result's example count says.
+MAX_EXAMPLES_BYTES = 4 << 30
 #: example rows dumped before they are handed to the compressor
 _ROWS_PER_BATCH = 1024
 #: batches of rows waiting for a compressor in its own thread (~0.5 MB each at most)
@@ -95,6 +101,12 @@ class MetricSummary(_Model):
         default=True, description="the metric's direction: false for an error rate such as TER"
     )
     current: float
+    current_shared: float | None = Field(
+        default=None,
+        description="the current score on the examples shared with the baseline, which"
+        " `delta` compares with `baseline`, when the golden set changed (`current` is on the"
+        " whole set)",
+    )
     baseline: float | None = None
     delta: float | None = None
     interval: Interval | None = None
@@ -116,6 +128,13 @@ class MetricSummary(_Model):
         """The metric's name for a table, saying so when lower is better (``ter (lower is
         better)``), so that a positive delta is not read as good news."""
         return self.metric if self.higher_is_better else f"{self.metric} (lower is better)"
+
+    def current_text(self, fmt: Callable[[float], str]) -> str:
+        """``current`` for a table, with the score on the shared examples beside it when the
+        golden set changed (the delta is theirs: whole-set score + delta is not the baseline)."""
+        if self.current_shared is None:
+            return fmt(self.current)
+        return f"{fmt(self.current)} (shared {fmt(self.current_shared)})"
 
 
 def gain(delta: float, higher_is_better: bool) -> float:
@@ -328,6 +347,16 @@ _EXAMPLE_FIELDS = set(ExampleResult.model_fields)
 _ROWS_PER_SLICE = 1024
 
 
+def _paired_column(column: FloatColumn, at: npt.NDArray[np.intp]) -> FloatColumn:
+    """``column`` at the positions ``at``, NaN where ``at`` is -1 (not paired); all NaN when
+    nothing was paired (every id renamed or every reference edited: an empty column)."""
+    if not len(column):
+        return np.full(len(at), math.nan)
+    taken = column[np.maximum(at, 0)]
+    taken[at < 0] = math.nan
+    return taken
+
+
 class ExampleColumns(ExampleTable):
     """A scored suite's examples as the runner has them: golden records, outputs, score
     columns. A row is built only when it is read; nothing here is copied per example.
@@ -407,8 +436,7 @@ class ExampleColumns(ExampleTable):
         present: list[bool] = []
         if paired is not None:
             at = paired[0][start:stop]
-            kept = np.maximum(at, 0)
-            blessed = {spec: array[kept].tolist() for spec, array in paired[1].items()}
+            blessed = {s: _paired_column(array, at).tolist() for s, array in paired[1].items()}
             present = (at >= 0).tolist()
         outputs_of = self._baseline_outputs
         # a slice, not each record by index: packed records are cut out a block at a time
@@ -490,9 +518,7 @@ class ExampleColumns(ExampleTable):
         paired = self._paired()
         if paired is not None:
             at, columns = paired
-            column = columns[name][np.maximum(at, 0)]
-            column[at < 0] = math.nan
-            return column
+            return _paired_column(columns[name], at)
         return np.fromiter(
             (values.get(i, math.nan) for i in self.ids), dtype=np.float64, count=len(self)
         )
@@ -699,6 +725,16 @@ class _GzipStream:
         return b"".join(self._parts)
 
 
+def _is_baseline(text: str) -> bool:
+    """Whether ``text`` is a goldgate baseline (given where a result was expected)."""
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    version = document.get("schema_version") if isinstance(document, dict) else None
+    return isinstance(version, str) and version.startswith("goldgate.baseline/")
+
+
 class RunResult(_Model):
     """The whole run."""
 
@@ -795,6 +831,12 @@ class RunResult(_Model):
                 if "recursion limit" in problem:
                     problem = "nested too deeply"
                 raise InputError(f"{path}: not a goldgate result: {problem}") from None
+            if _is_baseline(text):
+                raise InputError(
+                    f"{path}: this is a goldgate baseline, not a result: pass the result.json"
+                    " that `goldgate run` wrote into its report directory (goldgate-report/"
+                    " unless report.dir says otherwise)"
+                ) from None
             loc = ".".join(str(p) for p in first["loc"])
             raise InputError(f"{path}: not a goldgate result: {loc}: {first['msg']}") from None
         if result.examples_file is None or not examples:
@@ -802,19 +844,48 @@ class RunResult(_Model):
         return result._with_examples(path.parent / result.examples_file)
 
     def _with_examples(self, side: Path) -> RunResult:
-        """This result with the examples of its side file put back into its suites."""
+        """This result with the examples of its side file put back into its suites.
+
+        The file is read no further than the result's examples may take (a row of at most
+        ``MAX_EXAMPLE_ROW_BYTES``, no more rows than the suite's examples), and each suite
+        must get as many rows as the result says it has examples.
+        """
         from pydantic import ValidationError
 
         from goldgate.errors import InputError
+        from goldgate.inputs import open_regular
 
         by_suite: dict[str, list[ExampleResult]] = {s.name: [] for s in self.suites}
+        expected = {s.name: s.n_examples for s in self.suites}
+        total = sum(expected.values())
+        budget = min(total * MAX_EXAMPLE_ROW_BYTES, MAX_EXAMPLES_BYTES)
+        used = 0
         try:
-            with gzip.open(side, "rt", encoding="utf-8") as stream:
-                for number, line in enumerate(stream, 1):
+            with (
+                open_regular(side, InputError, what="the examples file of the result") as raw,
+                gzip.GzipFile(fileobj=raw, mode="rb") as stream,
+            ):
+                number = 0
+                while line := stream.readline(MAX_EXAMPLE_ROW_BYTES + 1):
+                    number += 1
+                    used += len(line)
+                    if len(line) > MAX_EXAMPLE_ROW_BYTES or used > budget:
+                        most = (
+                            f"a row may take ({MAX_EXAMPLE_ROW_BYTES:,} bytes)"
+                            if len(line) > MAX_EXAMPLE_ROW_BYTES
+                            else f"the result's {total:,} examples may take ({budget:,} bytes)"
+                        )
+                        raise InputError(f"{side}:{number}: the examples inflate past what {most}")
                     try:
-                        row = json.loads(line)
+                        row = json.loads(line.decode("utf-8"))
                         name = row.pop("suite")
-                        by_suite[name].append(ExampleResult.model_validate(row))
+                        rows = by_suite[name]
+                        if len(rows) >= expected[name]:
+                            raise InputError(
+                                f"{side}:{number}: more example rows for suite {name!r} than"
+                                f" the {expected[name]:,} examples the result says it has"
+                            )
+                        rows.append(ExampleResult.model_validate(row))
                     except (ValueError, KeyError, TypeError, AttributeError) as exc:
                         what = (
                             f"{exc.errors()[0]['msg']}"
@@ -824,10 +895,18 @@ class RunResult(_Model):
                             else "not a JSON object with a 'suite'"
                         )
                         raise InputError(f"{side}:{number}: not an example row: {what}") from None
-        except OSError as exc:
+        except FileNotFoundError as exc:
             reason = exc.strerror or str(exc)
             raise InputError(f"{side}: cannot read the examples of the result: {reason}") from None
-        except (EOFError, UnicodeDecodeError) as exc:
+        except OSError as exc:  # gzip.BadGzipFile among them
+            raise InputError(f"{side}: damaged examples file: {exc.strerror or exc}") from None
+        except (EOFError, zlib.error) as exc:
             raise InputError(f"{side}: damaged examples file: {exc}") from None
+        for name, rows in by_suite.items():
+            if len(rows) != expected[name]:
+                raise InputError(
+                    f"{side}: {len(rows):,} example rows for suite {name!r}, where the result"
+                    f" says it has {expected[name]:,} examples; re-run to write both again"
+                )
         suites = [s.model_copy(update={"examples": by_suite[s.name]}) for s in self.suites]
         return self.model_copy(update={"suites": suites, "examples_file": None})

@@ -83,6 +83,7 @@ from goldgate.metrics import parallel
 from goldgate.metrics.batch import BatchMetric, MetricContext
 from goldgate.metrics.engine import MetricComputeError, score_corpus
 from goldgate.metrics.parallel import resolve_jobs, score_chunks_compact
+from goldgate.packed import PackError
 from goldgate.progress import ProgressReporter
 from goldgate.result import (
     CacheUse,
@@ -114,6 +115,8 @@ class ScoredSuite:
     cache: CacheUse | None = None
     #: digest of the system's identity when a command or callable ran (see systems)
     identity: str | None = None
+    #: a warning naming the predictions left out: ids the golden set does not have
+    ignored: str | None = None
 
     @property
     def samples(self) -> int:
@@ -457,6 +460,8 @@ class SuiteCheck:
     in_baseline: bool = False
     #: how the golden set changed since the baseline, when it did (compared on the shared part)
     note: str | None = None
+    #: configured metrics the baseline has no score of yet (nothing to compare them with)
+    unblessed: tuple[str, ...] = ()
 
 
 def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck]:
@@ -466,9 +471,16 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
     for name in config.suites:
         blessed = baseline.suites.get(name) if baseline is not None else None
         try:
+            if blessed is not None:
+                _check_outputs(blessed, name, label)
+            unblessed = (
+                tuple(spec for spec in config.suites[name].metrics if spec not in blessed.metrics)
+                if blessed is not None
+                else ()
+            )
             quick = _check_by_index(config, name, blessed, label)
             if quick is not None:
-                found.append(quick)
+                found.append(replace(quick, unblessed=unblessed))
                 continue
             golden = load_suite_goldens(config, name)
             metrics = create_suite_metrics(config, name)
@@ -499,11 +511,31 @@ def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck
                 # the blessed scores must follow from the blessed statistics
                 verify_scores(blessed, metrics, signatures=signatures, suite=name, source=label)
             found.append(
-                SuiteCheck(name, len(golden), golden.content_hash, None, blessed is not None, note)
+                SuiteCheck(
+                    name,
+                    len(golden),
+                    golden.content_hash,
+                    None,
+                    blessed is not None,
+                    note,
+                    unblessed,
+                )
             )
         except GoldgateError as exc:
             found.append(SuiteCheck(name, 0, "", str(exc)))
     return found
+
+
+def _check_outputs(blessed: SuiteBaseline, name: str, label: str) -> None:
+    """Refuse a packed suite's outputs block of the wrong number of examples or samples, as
+    a run's reports do when they decode it."""
+    try:
+        blessed.check_outputs()
+    except PackError as exc:
+        raise BaselineError(
+            f"{label}: damaged baseline: suite {name!r}: {exc}; restore it from git or run"
+            " `goldgate bless` again"
+        ) from None
 
 
 def _check_by_index(
@@ -524,6 +556,10 @@ def _check_by_index(
         blessed is None
         or blessed.packed is None
         or blessed.golden_file_hash is None
+        # the file hash and index are trusted only when bound to the packed blocks (checked
+        # as the baseline was read): a baseline merged hunk by hunk from two blesses could
+        # pair one bless's hash with another's examples. Older baselines read the records.
+        or blessed.binding is None
         or is_dataset(location)
     ):
         return None
@@ -635,6 +671,7 @@ def score_suite(
         kept = tuple(golden.records[at] for at in range(len(ids)) if ids[at] not in outputs)
         missing = replace(golden, records=kept)
     cache: CacheUse | None = None
+    ignored: str | None = None
     if reused:
         cache = CacheUse(
             reused=reused,
@@ -654,6 +691,7 @@ def score_suite(
         )
         outputs.update(obtained.outputs)
         identity = obtained.identity
+        ignored = obtained.ignored
         if obtained.resumed or obtained.stale is not None:
             cache = CacheUse(
                 reused=obtained.resumed,
@@ -675,7 +713,7 @@ def score_suite(
         dask=config.engine.dask,
     )
     release_free_memory()  # the chunks' texts and statistics, compacted and let go
-    return replace(scored, cache=cache, identity=identity)
+    return replace(scored, cache=cache, identity=identity, ignored=ignored)
 
 
 def load_suite_goldens(config: Config, name: str) -> GoldenSet:
@@ -917,7 +955,7 @@ def _gate_suite(
     false leaves the blessed outputs of the examples edited or removed since the baseline
     for the caller to fill in (:func:`with_blessed_outputs`)."""
     suite = config.suites[name]
-    hints: list[str] = []
+    hints: list[str] = [f"suite {name!r}: {scored.ignored}"] if scored.ignored else []
     change: GoldenChange | None = None
     #: blessed ids whose golden record was edited since: not paired with today's example
     unpaired: frozenset[str] = frozenset()

@@ -11,6 +11,7 @@ from typing import IO, Any
 
 from goldgate.errors import InputError
 from goldgate.inputs import open_regular
+from goldgate.wording import plural
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,7 @@ def read_text_files(hyps: Path, refs: Sequence[Path]) -> ScoringData:
     for path, stream in zip(refs, streams, strict=True):
         if len(stream) != len(candidates):
             raise InputError(
-                f"--hyps {hyps} has {len(candidates)} lines but --refs {path} has "
+                f"--hyps {hyps} has {plural(len(candidates), 'line')} but --refs {path} has "
                 f"{len(stream)}: the files must be line-aligned"
             )
     if not candidates:

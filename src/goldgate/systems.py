@@ -110,6 +110,8 @@ class Obtained:
     stale: StaleCache | None = None
     #: digest of the system's identity (settings, code fingerprint, cache_key); None for files
     identity: str | None = None
+    #: a warning naming the predictions left out: ids the golden set does not have
+    ignored: str | None = None
 
 
 def obtain_outputs(
@@ -149,11 +151,15 @@ def collect_outputs(
     runs on that cluster.
     """
     if system.kind == "predictions":
-        return Obtained(
-            read_predictions(
-                system.predictions_path(golden.suite, root), golden, samples=system.samples
-            )
+        ignored: list[str] = []
+        found = read_predictions(
+            system.predictions_path(golden.suite, root),
+            golden,
+            samples=system.samples,
+            strict=system.strict,
+            ignored=ignored,
         )
+        return Obtained(found, ignored=ignored[0] if ignored else None)
     progress = progress or NullProgress()
     function, identity = system_identity(
         system, root=root, ignore=[cache_dir, golden.path, *ignore]
@@ -259,8 +265,19 @@ def command_identity(system: SystemConfig) -> dict[str, Any]:
 # -- predictions file ------------------------------------------------------------------------
 
 
-def read_predictions(path: Path, golden: GoldenSet, *, samples: int = 1) -> dict[str, list[str]]:
+def read_predictions(
+    path: Path,
+    golden: GoldenSet,
+    *,
+    samples: int = 1,
+    strict: bool = True,
+    ignored: list[str] | None = None,
+) -> dict[str, list[str]]:
     """Read ``{"id", "output"}`` lines (``"outputs": [...]`` for samples > 1) for a golden set.
+
+    Lines of ids the golden set does not have are an error when ``strict``; else they are
+    left out, and a warning naming them is appended to ``ignored`` (examples removed from
+    the golden set in a pull request whose pipeline still answered them).
 
     Outputs are kept by golden position and returned keyed by the golden set's own id
     strings: at a million lines, the file's id strings and a line number per id, kept until
@@ -295,9 +312,10 @@ def read_predictions(path: Path, golden: GoldenSet, *, samples: int = 1) -> dict
         outputs_at[at] = _prediction_outputs(item, samples, f"{where}: id {record_id!r}")
     if unknown:
         shown = first_of([f"{rid!r} (line {n})" for rid, n in unknown], SHOWN_IDS)
-        raise SystemRunError(
-            f"{path}: {len(unknown)} id(s) not in the golden set {golden.path}: {shown}"
-        )
+        problem = f"{path}: {len(unknown)} id(s) not in the golden set {golden.path}: {shown}"
+        if strict or ignored is None:
+            raise SystemRunError(problem)
+        ignored.append(f"{problem}; left out (system.strict: true makes this an error)")
     missing = [example_id for example_id, got in zip(ids, outputs_at, strict=True) if got is None]
     if missing:
         raise SystemRunError(
@@ -371,12 +389,16 @@ def prediction_id(item: Any, where: str, number: int, lines: MutableMapping[str,
     return record_id
 
 
+#: the keys of a predictions row goldgate reads (a Parquet file's other columns are not decoded)
+PREDICTION_FIELDS = ("id", "output", "outputs")
+
+
 def _prediction_rows(path: Path) -> Iterator[tuple[int, Any]]:
     """``(line or row, item)`` of a JSONL predictions file, or of a Parquet one in batches."""
     from goldgate.parquet import is_parquet, iter_rows
 
     if is_parquet(path):
-        yield from iter_rows(path, InputError, what="predictions file")
+        yield from iter_rows(path, InputError, what="predictions file", columns=PREDICTION_FIELDS)
         return
     text = read_utf8(path, InputError, what="predictions file")
     yield from json_lines(text, str(path), InputError)

@@ -39,3 +39,26 @@ def test_check_damaged_baseline_and_bad_config(
     (scaffold / "goldgate.yaml").write_text("version: 1\nsuites: {}\nsytem: {}\n")
     assert main(["check"]) == 2
     assert "goldgate.yaml" in capsys.readouterr().err
+
+
+def test_check_names_metrics_not_blessed_yet(
+    scaffold: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bless", "-q"]) == 0
+    config = scaffold / "goldgate.yaml"
+    config.write_text(
+        config.read_text().replace("      chrf: {}\n", "      chrf: {}\n      rougeL: {}\n")
+    )
+    capsys.readouterr()
+    assert main(["check"]) == 0
+    out = capsys.readouterr().out
+    # was: "matches the baseline", while rougeL has no blessed score to be compared with
+    assert (
+        "ok: suite translate: 16 examples, matches the baseline; not blessed yet: rougeL"
+        " (run `goldgate bless --new-only` to add them)" in out
+    )
+    assert "ok: suite qa: 30 examples, matches the baseline\n" in out
+    assert main(["bless", "--new-only", "-q"]) == 0
+    capsys.readouterr()
+    assert main(["check"]) == 0
+    assert "not blessed yet" not in capsys.readouterr().out

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from goldgate.cli import main
+from goldgate.commands.compare import _Scores, _signed, compare
 
 
 def test_compare_results_and_baselines(scaffold: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -38,3 +39,49 @@ def test_compare_unreadable(scaffold: Path, capsys: pytest.CaptureFixture[str]) 
     (scaffold / "x.json").write_text("[1]")
     assert main(["compare", "x.json", "goldgate.yaml"]) == 2
     assert "x.json" in capsys.readouterr().err
+
+
+def test_compare_reads_ter_as_lower_is_better(
+    scaffold: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 30, item 18: a TER rise printed as "+4.17" with nothing to say it is a worsening.
+    config = scaffold / "goldgate.yaml"
+    config.write_text(
+        config.read_text().replace("      chrf: {}\n", "      chrf: {}\n      ter: {}\n")
+    )
+    assert main(["run", "-q", "--format", "json"]) == 0
+    shutil.copy(scaffold / "goldgate-report" / "result.json", scaffold / "a.json")
+    assert main(["bless", "-q"]) == 0
+    path = scaffold / "predictions" / "translate.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows[0]["output"] = "entirely different words here now"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    main(["run", "-q", "--format", "json"])
+    capsys.readouterr()
+
+    for a in ("a.json", "goldgate.baseline.json"):  # a result records it; a baseline does not
+        assert main(["compare", a, "goldgate-report/result.json", "--json"]) == 0
+        metrics = json.loads(capsys.readouterr().out)["suites"]["translate"]["metrics"]
+        assert metrics["ter"]["delta"] > 0
+        assert metrics["ter"]["higher_is_better"] is False
+        assert metrics["ter"]["change"] == "worse"
+        assert metrics["bleu"]["delta"] < 0 and metrics["bleu"]["change"] == "worse"
+        assert metrics["chrf"]["higher_is_better"] is True
+
+        assert main(["compare", a, "goldgate-report/result.json"]) == 0
+        out = capsys.readouterr().out
+        line = next(line for line in out.splitlines() if line.strip().startswith("ter"))
+        assert "ter (lower is better)" in line and "worse" in line
+
+
+def test_compare_never_shows_a_change_as_plus_zero() -> None:
+    # Issue 30, item 18: a change that rounds to 0.00 is shown with the decimals it needs, and
+    # no change at all is "unchanged".
+    a = _Scores({"s": ("h", {"m": (50.0, "sig"), "ter": (40.0, "sig")})}, {"ter": False})
+    b = _Scores({"s": ("h", {"m": (50.0 + 1e-12, "sig"), "ter": (40.004, "sig")})})
+    metrics = compare(a, b)["suites"]["s"]["metrics"]
+    assert metrics["m"]["change"] == "unchanged"
+    assert metrics["ter"]["change"] == "worse"
+    assert _signed(metrics["m"]["delta"]) == "0.00"
+    assert _signed(metrics["ter"]["delta"]) == "+0.004"
+    assert _signed(-1.5) == "-1.50"

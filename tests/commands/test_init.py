@@ -50,4 +50,12 @@ def test_init_into_a_new_directory_keeps_an_existing_gitignore(tmp_path: Path) -
         "*.pyc",
         ".goldgate/",
         "goldgate-report/",
+        ".venv/",
     ]
+
+
+def test_init_writes_no_made_up_address(scaffold: Path) -> None:
+    """The configuration named https://github.com/goldgate/goldgate, which is no one's."""
+    for path in scaffold.rglob("*"):
+        if path.is_file():
+            assert "://" not in path.read_text(encoding="utf-8"), path

@@ -385,3 +385,24 @@ def test_real_squad_file_through_the_command(capsys: pytest.CaptureFixture[str])
     got = json.loads(out)["metrics"]
     assert round(got["exact_match"]["score"], 2) == 86.21
     assert round(got["token_f1"]["score"], 2) == 92.20
+
+
+def test_a_module_function_metric_imports_from_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As a configuration's ``module:function`` metrics import from its folder.
+    (tmp_path / "score_cwd_plugin.py").write_text(
+        "def first_letter(candidate, references):\n"
+        "    return float(any(candidate[:1] == r[:1] for r in references))\n"
+    )
+    data = write_jsonl(tmp_path / "rows.jsonl", ROWS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    try:
+        code, out, err = run_score(
+            capsys, str(data), "--metric", "score_cwd_plugin:first_letter", "--json"
+        )
+    finally:
+        sys.modules.pop("score_cwd_plugin", None)
+    assert code == 0, err
+    assert json.loads(out)["metrics"]["score_cwd_plugin:first_letter"]["score"] == 0.25

@@ -51,3 +51,12 @@ def exact_false_alarm_rate(threshold: float) -> float:
     difference = np.correlate(pmf, pmf, mode="full")  # P(A - B = k), k = -N..N
     points = np.arange(-N, N + 1) * 100 / N
     return float(difference[points < -threshold - 1e-9].sum())
+
+
+def all_or_nothing(question: str) -> str:
+    """Every answer right on even runs, every one wrong on odd runs (a run is N calls)."""
+    k = int(question.rsplit(" ", 1)[1])
+    with _lock:
+        count = _asked.get(k, 0)
+        _asked[k] = count + 1
+    return f"answer {k}" if count % 2 == 0 else "wrong"

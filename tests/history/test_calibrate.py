@@ -109,3 +109,73 @@ def test_calibrate_command_reports_and_writes(
 def test_calibrate_refuses_too_few_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["calibrate", "--runs", "1"]) == 2
     assert main(["calibrate", "--target", "0.7"]) == 2
+
+
+def test_a_rule_that_meets_the_target_is_never_loosened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """3 runs once wrote max_drop: 95.56 over a rule that had 0.0 % false alarms."""
+    monkeypatch.chdir(tmp_path)
+    _project(tmp_path, 12.0)
+    before = (tmp_path / "goldgate.yaml").read_text()
+    noisy.reset()
+    assert main(["calibrate", "--runs", "3", "--write"]) == 0
+    out, err = capsys.readouterr()
+    assert "goldgate: warning: only 3 runs: " in err  # below 10 runs the bound is wide
+    assert "exact_match: max_drop 12 kept false alarms at 0.0% (target 1.0%): not loosened" in out
+    assert "wrote 0 max_drop values" in out
+    assert (tmp_path / "goldgate.yaml").read_text() == before
+    noisy.reset()  # the same draws: the model alone would have loosened it
+    result = calibrate(load_config(tmp_path), runs=3, target=0.01)
+    (metric,) = result.suites[0].metrics
+    assert metric.rules[0].rate == 0.0
+    assert metric.suggested_max_drop == 12.0
+    assert suggested_max_drop(metric.spread, 3, 0.01) > 90
+
+
+def test_no_suggestion_beyond_the_scores_range(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _project(tmp_path, 5.0)
+    config = tmp_path / "goldgate.yaml"
+    config.write_text(config.read_text().replace("noisy:answer", "noisy:all_or_nothing"))
+    before = config.read_text()
+    noisy.reset()
+    assert main(["calibrate", "--runs", "3", "--write", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out.split("\nwrote ")[0])
+    (metric,) = document["suites"][0]["metrics"]
+    assert metric["scores"] == [100.0, 0.0, 100.0]
+    assert metric["suggested_max_drop"] is None
+    assert "beyond the score's 0-100 range" in metric["note"]
+    assert document["warnings"] and "only 3 runs" in document["warnings"][0]
+    assert config.read_text() == before  # nothing written
+
+
+def test_a_predictions_system_cannot_be_calibrated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _project(tmp_path, 5.0)
+    config = tmp_path / "goldgate.yaml"
+    config.write_text(
+        config.read_text().replace(
+            '{callable: "tests.history.noisy:answer", concurrency: 4}',
+            '{predictions: "predictions/{suite}.jsonl"}',
+        )
+    )
+    assert main(["calibrate", "--runs", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "suite 'qa': its system reads predictions from a file" in err
+    assert "measures no noise" in err
+
+
+@pytest.mark.parametrize("target", ["1e-300", "1e-7", "nan", "0"])
+def test_a_target_too_small_for_a_quantile_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    """--target 1e-300 passed the check (0 < t < 0.5), then the quantile of 1.0 crashed: 3."""
+    monkeypatch.chdir(tmp_path)
+    _project(tmp_path, 5.0)
+    assert main(["calibrate", "--runs", "2", "--target", target]) == 2
+    assert "--target must be a rate from 1e-06 to 0.5" in capsys.readouterr().err

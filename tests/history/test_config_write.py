@@ -59,3 +59,30 @@ def test_an_invalid_result_is_refused_and_toml_is_not_edited(tmp_path: Path) -> 
     assert path.read_text() == CONFIG
     with pytest.raises(UsageError, match=r"goldgate\.yaml only"):
         set_gate_values(tmp_path / "pyproject.toml", {})
+
+
+def test_a_linked_configuration_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "goldgate.yaml").write_text(CONFIG)
+    path = tmp_path / "goldgate.yaml"
+    path.symlink_to(shared / "goldgate.yaml")
+    set_gate_values(path, {("a", "bleu", "max_drop"): 2.25})
+    assert path.is_symlink()
+    assert "max_drop: 2.25   # keep me" in (shared / "goldgate.yaml").read_text()
+
+
+def test_a_write_that_fails_is_a_configuration_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    def read_only(source: object, destination: object) -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    path = tmp_path / "goldgate.yaml"
+    path.write_text(CONFIG)
+    monkeypatch.setattr("goldgate.atomic.os.replace", read_only)
+    with pytest.raises(ConfigError, match="cannot write: Read-only file system; nothing changed"):
+        set_gate_values(path, {("a", "bleu", "max_drop"): 2.25})
+    assert path.read_text() == CONFIG

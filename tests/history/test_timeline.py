@@ -86,22 +86,37 @@ def test_history_lists_runs_with_filters(
 
     assert main(["history", "--branch", "feature"]) == 0
     table = capsys.readouterr().out
-    assert "suite qa, metric exact_match: last 1 runs" in table and "60.00" in table
+    assert "suite qa, metric exact_match: last 1 run\n" in table and "60.00" in table
     assert "+  feature" in table  # the dirty mark after the commit
 
 
-def test_flaky_examples_are_the_ones_that_change_with_an_unchanged_record(
+def test_flaky_examples_are_the_ones_that_change_under_one_system_and_one_record(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A flaky example's score moves while nothing else does: the same system (settings and
+    clean commit), the same golden record. Changes made on purpose across commits (a new
+    model's answers, an edited reference) are not flakes."""
     monkeypatch.chdir(tmp_path)
     project = GitProject(tmp_path, n=10, gate="{min: 0}")
-    for right in (10, 9, 10, 9):  # q009 flips three times
+    # the predictions are a model's outputs made anew by each run, not committed
+    with (tmp_path / ".gitignore").open("a") as ignore:
+        ignore.write("preds/\n")
+    project._git("rm", "-r", "-q", "--cached", "preds")
+    project.commit("predictions are made by each run")
+    for right in (10, 9, 10, 9):  # q009 flips three times at one commit
         project.set_right(right)
         assert main(["run", "-q"]) == 0
+    project.set_right(7)  # a new model: q007 and q008 change, on purpose
+    project.commit("a new model")
+    assert main(["run", "-q"]) == 0
+    goldens = tmp_path / "goldens" / "qa.jsonl"
+    goldens.write_text(goldens.read_text().replace('"answer 6"', '"answer six"'))
+    project.commit("q006's reference edited")  # q006 now fails: its record changed
+    assert main(["run", "-q"]) == 0
     capsys.readouterr()
     assert main(["history", "--json"]) == 0
     flaky = json.loads(capsys.readouterr().out)["flaky"]
-    assert [(f["id"], f["flips"], f["runs"]) for f in flaky] == [("q009", 3, 4)]
+    assert [(f["id"], f["flips"], f["runs"]) for f in flaky] == [("q009", 3, 6)]
 
 
 def test_since_accepts_dates_times_and_ages() -> None:

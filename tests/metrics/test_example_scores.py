@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from goldgate.errors import GoldgateError
 from goldgate.gate import example_scores
+from goldgate.metrics import bleu as bleu_module
 from goldgate.metrics.base import Metric, ratio_scores
 from goldgate.metrics.bleu import BLEU, bleu_rows, compute_bleu
 from goldgate.metrics.engine import stat_arrays
@@ -126,9 +127,8 @@ def test_bleu_rows_is_compute_bleu_of_every_row(
     assert_same_bits(bleu_rows(stats, **options), expected)
 
 
-def test_bleu_rows_where_numpy_and_math_logs_could_disagree() -> None:
-    # Precisions from every small count pair: thousands of distinct logarithms and
-    # exponentials, which ``bleu_rows`` takes from ``math`` as ``compute_bleu`` does.
+def _small_count_stats() -> FloatArray:
+    """Precisions from every small count pair: thousands of distinct logarithms."""
     counts = np.arange(0, 41, dtype=np.float64)
     correct, total = np.meshgrid(counts, counts)
     n = correct.size
@@ -141,8 +141,49 @@ def test_bleu_rows_where_numpy_and_math_logs_could_disagree() -> None:
         ]
     )
     stats[:, 3] = np.roll(stats[:, 3], 7)
+    return stats
+
+
+def test_bleu_rows_where_numpy_and_math_logs_could_disagree() -> None:
+    # Thousands of distinct logarithms and exponentials, which ``bleu_rows`` takes from
+    # ``math`` as ``compute_bleu`` does.
+    stats = _small_count_stats()
     metric = BLEU(BLEU.Options())  # type: ignore[arg-type]
     assert_same_bits(metric.example_scores(stats), _row_by_row(metric, stats))
+
+
+def _left_to_right(values: Any) -> float:
+    """``sum`` as Python 3.11 adds floats: one ``+`` at a time."""
+    total = 0
+    for value in values:
+        total += value
+    return total
+
+
+@pytest.mark.parametrize("method", ["none", "exp", "add-k"])
+def test_bleu_rows_add_the_logs_with_the_interpreters_own_sum(
+    method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python 3.12 made ``sum`` of floats compensated, and sacrebleu adds its logs with
+    ``sum``: ``bleu_rows`` must call that very ``sum``, not add columns in its own way. Each
+    manner of adding stands in for the builtin in turn (3.11's one ``+`` at a time, and a
+    compensated one, ``math.fsum``, as 3.12's), so the test fails on every version when
+    ``bleu_rows`` does not follow the interpreter."""
+    stats = _small_count_stats()
+    options: dict[str, Any] = {
+        "max_ngram_order": 4,
+        "smooth_method": method,
+        "smooth_value": None,
+        "effective_order": True,
+    }
+    got = {}
+    for adder in (_left_to_right, math.fsum):
+        monkeypatch.setattr(bleu_module, "sum", adder, raising=False)
+        expected = np.array([compute_bleu(row, **options)[0] for row in stats.tolist()])
+        got[adder] = expected
+        assert_same_bits(bleu_rows(stats, **options), expected)
+    differ = got[_left_to_right].view(np.uint64) != got[math.fsum].view(np.uint64)
+    assert differ.any()  # the two manners of adding give other floats on these rows
 
 
 def test_ratio_scores_follow_pythons_if() -> None:

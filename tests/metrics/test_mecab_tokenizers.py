@@ -6,6 +6,8 @@ Skipped where the extras (goldgate[ja], goldgate[ko]) are absent; the test extra
 from __future__ import annotations
 
 import importlib
+import struct
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -121,3 +123,22 @@ def test_without_the_extra_the_error_names_it(
             create_metric("bleu", {"tokenize": name})
     finally:
         mecab_tokenizers.mecab_tokenizer.cache_clear()
+
+
+@pytest.mark.parametrize("name", ["ja-mecab", "ko-mecab"])
+def test_a_user_dictionary_is_refused(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # sacrebleu's tokens are those of the dictionary alone: a user dictionary (here MeCab's
+    # -u, as a mecabrc's userdic would load one) changes them, so it is refused.
+    _skip_without(name)
+    dictionary = importlib.import_module(mecab_tokenizers._KINDS[name].dictionary_module)
+    # A real user dictionary, without mecab-dict-index: the package's compiled dictionary of
+    # unknown words, its header's type (at byte 8) changed to 1, MeCab's "user dictionary".
+    data = bytearray((Path(dictionary.DICDIR) / "unk.dic").read_bytes())
+    struct.pack_into("<I", data, 8, 1)
+    user = tmp_path / "user.dic"
+    user.write_bytes(bytes(data))
+    monkeypatch.setattr(dictionary, "MECAB_ARGS", f'{dictionary.MECAB_ARGS} -u "{user}"')
+    with pytest.raises(MetricError, match=r"no user dictionary.* and a user dictionary"):
+        mecab_tokenizers.MecabTokenizer(name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from itertools import combinations
 from typing import Any
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 
 from goldgate.errors import MetricError
+from goldgate.metrics import rouge_perl
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.registry import create_metric
 from goldgate.metrics.rouge_tokenize import default_tokens
@@ -79,6 +81,22 @@ def test_rouge_w_clips_repeated_matches() -> None:
     p, r, _, _ = stats("rougeW", "a b", ["a b\na b"])
     assert r == pytest.approx(0.5612310, abs=1e-7)
     assert p == pytest.approx(1.0)
+
+
+def test_rouge_w_adds_the_reference_sentences_as_the_script_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reference's weighted length is added sentence by sentence, on every Python: a
+    compensated ``sum`` (``math.fsum``, as 3.12's builtin) must not change the score."""
+    reference = "\n".join(" ".join(["w"] * k) for k in (5, 19, 28, 26, 25, 3, 9, 4))
+    lengths = [len(line.split()) ** 1.2 for line in reference.split("\n")]
+    left_to_right = 0.0
+    for value in lengths:
+        left_to_right += value
+    assert math.fsum(lengths) != left_to_right  # the two manners of adding differ here
+    before = stats("rougeW", " ".join(["w"] * 16), [reference])
+    monkeypatch.setattr(rouge_perl, "sum", math.fsum, raising=False)
+    assert stats("rougeW", " ".join(["w"] * 16), [reference]) == before
 
 
 def test_rouge_w_weight_option() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 from typing import Any
 
@@ -12,7 +13,10 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import TER as SacreTER
 from sacrebleu.metrics.lib_ter import translation_edit_rate
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer as SacreTercom
+from sacrebleu.utils import sum_of_lists
 
+from goldgate.metrics import base as base_module
+from goldgate.metrics.base import sum_stats
 from goldgate.metrics.engine import MetricResult, score_corpus
 from goldgate.metrics.registry import create_metric, metric_from_spec
 from goldgate.metrics.ter_edits import edit_count
@@ -248,3 +252,52 @@ def _load(filename: str, size: int, seed: int = 12, max_refs: int = 3) -> Corpus
 )
 def test_real_data_samples(filename: str, size: int, options: dict[str, Any]) -> None:
     assert_equal_to_sacrebleu(options, _load(filename, size))
+
+
+@pytest.mark.parametrize(("between", "edits"), [(49, 1), (50, 1), (51, 4)])
+def test_a_shift_reaches_exactly_fifty_words(between: int, edits: int) -> None:
+    # Issue 30, item 21: `A B` moved past 50 words is one edit (one shift), as in sacrebleu;
+    # past 51 it is out of reach (two deletions and two insertions).
+    words = [f"w{k}" for k in range(between)]
+    hyp, ref = ["A", "B", *words], [*words, "A", "B"]
+    assert edit_count(hyp, ref) == translation_edit_rate(hyp, ref)[0] == edits
+    result = run({}, [(" ".join(hyp), [" ".join(ref)])])
+    expected = SacreTER().corpus_score([" ".join(hyp)], [[" ".join(ref)]])
+    assert result.corpus_score().components == {"num_edits": edits, "ref_length": between + 2.0}
+    assert result.corpus_score().score == pytest.approx(expected.score, abs=1e-12)
+    assert result.corpus_score().score == pytest.approx(100 * edits / (between + 2))
+
+
+def _thirds_corpus() -> Corpus:
+    """Three references of different lengths a segment: mean lengths in thirds, which no
+    float holds exactly, so the order and manner of adding them shows in the last bits."""
+    words = ["the", "cat", "sat", "on", "a", "mat", "while", "dogs", "ran", "far", "away"]
+    return [
+        (
+            " ".join(words[: i % 9 + 1]),
+            [" ".join(words[: i % k + 1]) for k in (5, 7, 11)],
+        )
+        for i in range(300)
+    ]
+
+
+def test_corpus_statistics_add_as_sacrebleu_adds_them_bit_for_bit() -> None:
+    examples = _thirds_corpus()
+    expected = SacreTER().corpus_score([c for c, _ in examples], streams(examples))
+    score = run({}, examples).corpus_score()
+    assert score.components["ref_length"] == expected.ref_length
+    assert score.score == expected.score
+
+
+def test_corpus_statistics_add_left_to_right_whatever_the_interpreters_sum(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """sacrebleu adds its segment statistics in a loop (``sum_of_lists``), so Python 3.12's
+    compensated ``sum`` of floats does not change its totals: goldgate's must not change
+    either. A compensated ``sum`` (``math.fsum``) stands in for 3.12's, so this fails on
+    3.11 too when the totals come from the interpreter's ``sum``."""
+    examples = _thirds_corpus()
+    rows = SacreTER()._extract_corpus_statistics([c for c, _ in examples], streams(examples))
+    assert math.fsum(row[1] for row in rows) != sum_of_lists(rows)[1]  # the manners differ
+    monkeypatch.setattr(base_module, "sum", math.fsum, raising=False)
+    assert sum_stats(rows) == sum_of_lists(rows)

@@ -7,6 +7,7 @@ delta, a failing check has a drop beyond its threshold) so the reports read as t
 from __future__ import annotations
 
 import random
+import re
 from typing import Any, Literal
 
 from goldgate.result import (
@@ -357,39 +358,57 @@ def make_result(
     )
 
 
-def hostile_result() -> RunResult:
-    """A regressed result whose texts, ids, tags and messages try to inject markup."""
-    result = make_result("regressed", n_examples=len(HOSTILE), texts=HOSTILE)
+#: control characters a model may emit: a bidi override that reverses what follows, isolates,
+#: an ANSI colour, C1 controls, DEL, a BOM, separators
+CONTROLS = [
+    "invoice_\u202etxt.exe is safe",
+    "\x1b[31mred\x1b[0m \x1b]8;;https://evil.example\x07link\x1b]8;;\x07",
+    "a\u2066b\u2069c \u200e\u200f \u061c \u202a\u202b\u202c\u202d end",
+    "\x85\x9b2J del\x7f \ufeffbom \u2028\u2029 \x00\x08\x0b\x0c",
+]
+
+
+#: what the terminal shows escaped (goldgate.console), written out again here so that a change
+#: there cannot quietly narrow what the reports are held to
+RAW_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]"
+)
+
+
+def hostile_result(hostile: list[str] | None = None) -> RunResult:
+    """A regressed result whose texts, ids, tags and messages try to inject markup (``hostile``,
+    by default :data:`HOSTILE`)."""
+    texts = hostile or HOSTILE
+
+    def evil(k: int) -> str:
+        return texts[k % len(texts)]
+
+    result = make_result("regressed", n_examples=len(texts), texts=texts)
     qa = result.suites[0]
     examples = list(qa.examples)
-    for i, ex in enumerate(examples[: len(HOSTILE)]):
-        evil = HOSTILE[i]
+    for i, ex in enumerate(examples[: len(texts)]):
         examples[i] = ex.model_copy(
             update={
-                "id": f"{ex.id} {evil}",
-                "tags": [*ex.tags, evil],
-                "references": [evil, *ex.references],
-                "baseline_output": f"{evil} {ex.baseline_output or ''}",
-                "output": f"{ex.output} {evil} {HOSTILE[(i + 1) % len(HOSTILE)]}",
+                "id": f"{ex.id} {evil(i)}",
+                "tags": [*ex.tags, evil(i)],
+                "references": [evil(i), *ex.references],
+                "baseline_output": f"{evil(i)} {ex.baseline_output or ''}",
+                "output": f"{ex.output} {evil(i)} {evil(i + 1)}",
                 "flipped_to_wrong": ["exact_match"],
                 "scores": {**ex.scores, "exact_match": 0.0},
                 "baseline_scores": {**ex.baseline_scores, "exact_match": 100.0},
             }
         )
     checks = [
-        c.model_copy(update={"message": f"{c.message} {HOSTILE[0]} {HOSTILE[6]}"})
-        for c in qa.checks
+        c.model_copy(update={"message": f"{c.message} {evil(0)} {evil(6)}"}) for c in qa.checks
     ]
-    slices = [
-        s.model_copy(update={"tag": f"{s.tag} {HOSTILE[k % len(HOSTILE)]}"})
-        for k, s in enumerate(qa.slices)
-    ]
+    slices = [s.model_copy(update={"tag": f"{s.tag} {evil(k)}"}) for k, s in enumerate(qa.slices)]
     suites = [qa.model_copy(update={"examples": examples, "checks": checks, "slices": slices})]
     return result.model_copy(
         update={
             "suites": suites + result.suites[1:],
-            "hints": [f"hint {HOSTILE[1]}"],
-            "errors": [f"warning {HOSTILE[4]} {HOSTILE[7]}"],
+            "hints": [f"hint {evil(1)}"],
+            "errors": [f"warning {evil(4)} {evil(7)}"],
         }
     )
 

@@ -11,8 +11,10 @@ import pytest
 from goldgate.report import render
 from goldgate.report.html import example_data, script_json
 from tests.report.fixtures import (
+    CONTROLS,
     HOSTILE,
     KINDS,
+    RAW_CONTROL,
     WORDINGS,
     hostile_result,
     make_result,
@@ -143,3 +145,46 @@ def test_backticks_in_hints_are_code_not_literal_backticks() -> None:
     html = render(wording_result("improved"), "html")
     assert "run <code>goldgate bless</code> to make these scores" in html
     assert "`goldgate bless`" not in html
+
+
+def _texts(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [text for item in value for text in _texts(item)]
+    if isinstance(value, dict):
+        return [text for key, item in value.items() for text in [key, *_texts(item)]]
+    return []
+
+
+def test_control_characters_are_escaped_as_on_the_terminal() -> None:
+    # Issue 30, item 9: autoescaping and textContent leave a bidi override (U+202E) raw, so a
+    # model output could reverse what the page shows; the terminal shows it as \u202e.
+    from urllib.parse import unquote
+
+    from goldgate.report.markdown import render_markdown
+
+    result = hostile_result(CONTROLS)
+    html = render(result, "html")
+    assert not RAW_CONTROL.search(html), RAW_CONTROL.findall(html)
+    assert "invoice_\\u202etxt.exe" in html  # the checks' messages, written by the template
+    page = _parse(html)
+    raw = next(text for attrs, text in page.scripts if attrs.get("id") == "gg-data")
+    data = json.loads(raw)  # json.dumps writes C0 as \u001b: raw again once the script reads it
+    shown = _texts(data)
+    assert not [text for text in shown if RAW_CONTROL.search(text)]
+    assert any("\\x1b[31mred" in text for text in shown)
+    # The Markdown report links to an example by the anchor the page gives it.
+    markdown = render_markdown(result, report_url="https://example.test/report.html")
+    hrefs = re.findall(r'href="https://example.test/report.html#([^"]*)"', markdown)
+    linked = {unquote(href) for href in hrefs}
+    anchors = {row["a"] for row in data["rows"]}
+    assert linked and linked <= anchors
+
+
+def test_counts_agree_with_their_nouns() -> None:
+    # Issue 30, item 18: "1 examples in", "All 1 gate checks".
+    page = render(make_result("regressed", n_examples=1), "html")
+    assert "1 example in <code>goldens/qa.jsonl</code>" in page
+    assert "1 examples" not in page
+    assert not re.search(r"All 1 (gate checks|slice metrics)<", page)

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import bisect
+import html
+import random
 import re
 from html.parser import HTMLParser
 
@@ -15,9 +18,12 @@ from goldgate.report.markdown import (
     prose,
     render_markdown,
 )
+from goldgate.result import RunResult
 from tests.report.fixtures import (
+    CONTROLS,
     HOSTILE,
     KINDS,
+    RAW_CONTROL,
     WORDINGS,
     hostile_result,
     large_result,
@@ -243,3 +249,78 @@ def test_hostile_text_renders_inert_in_github_markdown() -> None:
     # ... and no mention can reach GitHub's mention filter.
     assert not re.search(r"@[A-Za-z0-9]", text)
     assert "@\u200boctocat" in text
+
+
+def test_control_characters_are_escaped_as_on_the_terminal() -> None:
+    # Issue 30, item 9: a raw U+202E from model output reached report.md and reversed the
+    # line in every viewer, where the terminal shows it as \u202e.
+    text = render_markdown(hostile_result(CONTROLS))
+    assert not RAW_CONTROL.search(text), RAW_CONTROL.findall(text)
+    assert "invoice_\\u202etxt.exe" in text
+    assert "\\x1b[31mred\\x1b[0m" in text
+    for evil in CONTROLS:
+        for out in (html_text(evil), code(evil), prose(evil), ident(evil)):
+            assert not RAW_CONTROL.search(out), out
+    assert html_text("a\u202eb\x1bc\td") == "a\\u202eb\\x1bc\td"
+    assert code("\u2066x") == "`\\u2066x`"
+
+
+def test_counts_agree_with_their_nouns() -> None:
+    # Issue 30, item 18: "1 examples", "1 blesses": every count goes through wording.plural.
+    text = render_markdown(make_result("regressed", n_examples=1))
+    assert "1 example in `goldens/qa.jsonl`" in text
+    assert "1 examples" not in text
+
+
+def test_never_longer_than_max_chars_whatever_the_budget() -> None:
+    # Issue 30, item 21: the cap is what keeps a PR comment under GitHub's limit, so it is
+    # swept over budgets from the smallest that holds the verdict to past the whole report,
+    # on reports of every shape: few and many sections, many examples, huge and hostile texts.
+    results = {
+        "regressed": make_result("regressed"),
+        "examples": large_result(300),
+        "sections": many_suites_result(30),
+        "hostile": hostile_result(),
+        "huge": make_result("regressed", n_examples=30, texts=["word " * 5_000]),
+    }
+    rng = random.Random(30)
+    for name, result in results.items():
+        whole = len(render_markdown(result, max_chars=10**9))
+        with pytest.raises(ValueError, match="too small"):
+            render_markdown(result, max_chars=100)
+        least = bisect.bisect_left(range(100, 1_000), True, key=lambda m: _fits(result, m)) + 100
+        assert not _fits(result, least - 1) and _fits(result, least)
+        budgets = {
+            *range(least, least + 400, 3),
+            *(rng.randint(least, whole + 50) for _ in range(60)),
+        }
+        for max_chars in sorted(budgets):
+            text = render_markdown(result, max_chars=max_chars)
+            assert len(text) <= max_chars, (name, max_chars, len(text))
+            assert text.startswith(MARKER + "\n## ")
+            assert text.count("<details>") == text.count("</details>"), (name, max_chars)
+
+
+def _fits(result: RunResult, max_chars: int) -> bool:
+    try:
+        render_markdown(result, max_chars=max_chars)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["AT&T", "&amp;", "&lt;b&gt;bold&lt;/b&gt;", "&#x3c;script&#x3e;", "a < b > c & d", "&copy; &"],
+)
+def test_html_text_shows_entities_literally(text: str) -> None:
+    # Issue 30, item 21: without escaping `&` first, an entity in a model output would render
+    # as the character it names (`&lt;b&gt;` as `<b>`), and escaping it after `<` would show
+    # `&lt;` for `<`. What a browser or GitHub reads back is the text itself.
+    for newline in (" ", "\n"):
+        shown = html_text(text, newline=newline)
+        assert html.unescape(shown) == text
+        parsed = _Collector()
+        parsed.feed(f"<pre>{shown}</pre>")
+        assert "".join(parsed.text) == text
+    assert html_text("&") == "&amp;" and html_text("<&>") == "&lt;&amp;&gt;"

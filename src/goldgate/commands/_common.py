@@ -8,6 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goldgate.metrics import PARALLEL_MIN_EXAMPLES
+from goldgate.wording import plural
+
 if TYPE_CHECKING:
     from goldgate.config import Config
     from goldgate.progress import ProgressReporter
@@ -49,8 +52,8 @@ def add_jobs_argument(parser: argparse.ArgumentParser) -> None:
         "--jobs",
         type=_positive_int,
         metavar="N",
-        help="score with N processes (default: engine.jobs, else every core for 5,000"
-        " examples or more); the numbers do not depend on it",
+        help="score with N processes (default: engine.jobs, else every core for"
+        f" {PARALLEL_MIN_EXAMPLES:,} examples or more); the numbers do not depend on it",
     )
 
 
@@ -156,7 +159,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str = " 
 def metric_rows(metrics: Sequence[MetricSummary]) -> list[list[str]]:
     """Rows of metric, baseline, current, delta and interval."""
     return [
-        [m.label, number(m.baseline), number(m.current), signed(m.delta), interval(m.interval)]
+        [m.label, number(m.baseline), m.current_text(number), signed(m.delta), interval(m.interval)]
         for m in metrics
     ]
 
@@ -177,13 +180,15 @@ def summary(result: RunResult) -> str:
         if any(c.status is status for c in checks)
     ]
     if counts:
-        head += f" ({len(checks)} checks: {', '.join(counts)})"
+        head += f" ({plural(len(checks), 'check')}: {', '.join(counts)})"
     if result.errors:
-        head += f"; {len(result.errors)} suite{'s' if len(result.errors) != 1 else ''} in error"
+        head += f"; {plural(len(result.errors), 'suite')} in error"
     lines = [head]
     for suite in result.suites:
         lines.append("")
-        lines.append(f"suite {suite.name}: {suite.verdict.value} ({suite.n_examples} examples)")
+        lines.append(
+            f"suite {suite.name}: {suite.verdict.value} ({plural(suite.n_examples, 'example')})"
+        )
         lines += [f"  note: {note}" for note in suite_notes(suite)]
         if suite.error:
             lines.append(f"  error: {suite.error}")

@@ -15,6 +15,7 @@ from goldgate.commands._common import (
     table,
 )
 from goldgate.errors import UsageError
+from goldgate.wording import plural
 
 HELP = "Measure run-to-run noise and the gate's false-alarm rate; suggest max_drop values."
 
@@ -44,16 +45,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Calibrate; 0, or 2 on a usage or input error."""
-    from goldgate.calibrate import Calibration, calibrate
+    from goldgate.calibrate import MIN_TARGET, Calibration, calibrate
 
     if args.runs < 2:
         raise UsageError("--runs must be at least 2 (pairs of runs are compared)")
-    if not 0 < args.target < 0.5:
-        raise UsageError("--target must be a rate between 0 and 0.5, such as 0.01")
+    if not MIN_TARGET <= args.target < 0.5:
+        raise UsageError(
+            f"--target must be a rate from {MIN_TARGET:g} to 0.5, such as 0.01"
+            f" (got {args.target:g})"
+        )
     config = load(args)
     found: Calibration = calibrate(
         config, runs=args.runs, target=args.target, suites=args.suites, progress=progress(args)
     )
+    for warning in found.warnings:
+        console.err(f"goldgate: warning: {warning}")
     if args.json:
         console.out(console.json_text(json.dumps(as_json(found), indent=2)))
     else:
@@ -63,16 +69,19 @@ def run(args: argparse.Namespace) -> int:
 
         if config.source is None:
             raise UsageError("--write needs a configuration file")
+        # Only a value that changes something: none for a metric without a suggestion, nor
+        # for a rule kept as it is (it already met the target).
         values = {
             (metric.suite, metric.metric, "max_drop"): metric.suggested_max_drop
             for suite in found.suites
             for metric in suite.metrics
-            if metric.metric in config.suites[suite.suite].gate and metric.suggested_max_drop > 0
+            if metric.metric in config.suites[suite.suite].gate
+            and metric.suggested_max_drop
+            and metric.suggested_max_drop != metric.max_drop
         }
         skipped = set_gate_values(config.source, values)
         written = len(values) - len(skipped)
-        plural = "s" if written != 1 else ""
-        console.out(f"wrote {written} max_drop value{plural} into {config.source}")
+        console.out(f"wrote {plural(written, 'max_drop value')} into {config.source}")
         for key in skipped:
             console.err(f"goldgate: not written (add it by hand): {console.inline(key)}")
     return 0
@@ -86,6 +95,7 @@ def as_json(found: object) -> dict[str, object]:
     return {
         "runs": found.runs,
         "target": found.target,
+        "warnings": found.warnings,
         "suites": [
             {
                 "suite": s.suite,
@@ -113,6 +123,7 @@ def as_json(found: object) -> dict[str, object]:
                         ],
                         "max_drop": m.max_drop,
                         "suggested_max_drop": m.suggested_max_drop,
+                        "note": m.note,
                     }
                     for m in s.metrics
                 ],
@@ -128,15 +139,15 @@ def render(found: object) -> str:
 
     assert isinstance(found, Calibration)
     lines = [
-        f"calibrated on {found.runs} unchanged runs; every ordered pair replayed through the"
-        f" gate; suggestions keep false alarms under {found.target:.1%}"
+        f"calibrated on {plural(found.runs, 'unchanged run')}; every ordered pair replayed"
+        f" through the gate; suggestions keep false alarms under {found.target:.1%}"
     ]
     for suite in found.suites:
         lines.append("")
         lines.append(
-            f"suite {suite.suite}: {len(suite.changing)} of {suite.n_examples} examples gave"
-            f" different outputs across runs; the gate failed {suite.fails} of {suite.pairs}"
-            f" pairs ({suite.false_alarm_rate:.1%} false alarms)"
+            f"suite {suite.suite}: {len(suite.changing)} of {plural(suite.n_examples, 'example')}"
+            f" gave different outputs across runs; the gate failed {suite.fails} of"
+            f" {plural(suite.pairs, 'pair')} ({suite.false_alarm_rate:.1%} false alarms)"
         )
         header = ["metric", "mean", "spread", "rules: false alarms", "max_drop now", "suggested"]
         rows = []
@@ -151,10 +162,11 @@ def render(found: object) -> str:
                     f"{m.spread:.2f}",
                     rates,
                     "-" if m.max_drop is None else f"{m.max_drop:.2f}",
-                    f"max_drop {m.suggested_max_drop:.2f}",
+                    "-" if m.suggested_max_drop is None else f"max_drop {m.suggested_max_drop:.2f}",
                 ]
             )
         lines.append(table(header, rows))
+        lines += [f"  {m.metric}: {m.note}" for m in suite.metrics if m.note is not None]
         shown = sorted(suite.changing.items(), key=lambda item: (-item[1], item[0]))[:5]
         if shown:
             listed = ", ".join(f"{example_id} ({count} outputs)" for example_id, count in shown)

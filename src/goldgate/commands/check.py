@@ -6,6 +6,7 @@ import argparse
 
 from goldgate import console
 from goldgate.commands._common import add_config_argument, add_dask_argument, load
+from goldgate.wording import plural
 
 HELP = "Validate the configuration, golden sets and baseline without running the system."
 
@@ -34,8 +35,15 @@ def run(args: argparse.Namespace) -> int:
         state = "matches the baseline" if suite.in_baseline else "not in the baseline yet"
         if suite.note is not None:
             state = suite.note
-        console.out(f"ok: suite {suite.suite}: {suite.n_examples} examples, {state}")
+        if suite.unblessed:
+            # "matches" would say every metric is gated against the baseline: these are not
+            state += (
+                f"; not blessed yet: {', '.join(suite.unblessed)} (run `goldgate bless"
+                " --new-only` to add them)"
+            )
+        console.out(f"ok: suite {suite.suite}: {plural(suite.n_examples, 'example')}, {state}")
     if problems:
-        console.err(f"goldgate check: {problems} of {len(found)} suites have problems")
+        have = "has" if problems == 1 else "have"
+        console.err(f"goldgate check: {problems} of {plural(len(found), 'suite')} {have} problems")
         return 2
     return 0

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from goldgate import console
 from goldgate.commands._common import number, signed, table
+from goldgate.wording import change_decimals
 
 HELP = "Compare two saved results (result.json) or baselines, metric by metric."
 
@@ -23,9 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 @dataclass(frozen=True)
 class _Scores:
-    """Per suite: golden hash and metric → (score, signature)."""
+    """Per suite: golden hash and metric → (score, signature); each metric's direction."""
 
     suites: dict[str, tuple[str, dict[str, tuple[float, str]]]]
+    #: metric → higher_is_better, where known: a result records it; a baseline does not, so
+    #: there only a built-in metric's is known
+    directions: dict[str, bool] = field(default_factory=dict)
 
 
 def read_scores(path: Path) -> _Scores:
@@ -33,6 +37,7 @@ def read_scores(path: Path) -> _Scores:
     from goldgate.baseline import BASELINE_SCHEMA_VERSIONS, parse_baseline
     from goldgate.errors import InputError
     from goldgate.inputs import json_problem, loads_json, read_regular
+    from goldgate.metrics.registry import builtin_higher_is_better
     from goldgate.result import RunResult
 
     try:
@@ -47,6 +52,8 @@ def read_scores(path: Path) -> _Scores:
     kind = document.get("schema_version")
     if kind in BASELINE_SCHEMA_VERSIONS:
         baseline = parse_baseline(text, str(path))
+        specs = {spec for suite in baseline.suites.values() for spec in suite.metrics}
+        known = {spec: builtin_higher_is_better(spec) for spec in specs}
         return _Scores(
             {
                 name: (
@@ -54,7 +61,8 @@ def read_scores(path: Path) -> _Scores:
                     {s: (m.score, m.signature) for s, m in suite.metrics.items()},
                 )
                 for name, suite in baseline.suites.items()
-            }
+            },
+            {spec: better for spec, better in known.items() if better is not None},
         )
     result = RunResult.from_json_file(path, examples=False)
     return _Scores(
@@ -65,12 +73,25 @@ def read_scores(path: Path) -> _Scores:
             )
             for suite in result.suites
             if suite.error is None
-        }
+        },
+        {m.metric: m.higher_is_better for suite in result.suites for m in suite.metrics},
     )
 
 
+def _change(delta: float | None, higher_is_better: bool) -> str | None:
+    """``better``, ``worse`` or ``unchanged`` in the metric's direction (a TER rise is worse)."""
+    from goldgate.result import gain
+
+    if delta is None:
+        return None
+    if change_decimals(delta) is None:
+        return "unchanged"
+    return "better" if gain(delta, higher_is_better) > 0 else "worse"
+
+
 def compare(a: _Scores, b: _Scores) -> dict[str, Any]:
-    """Per suite and metric: both scores, B − A, and whether they may be compared."""
+    """Per suite and metric: both scores, B − A, better or worse in the metric's direction,
+    and whether they may be compared."""
     out: dict[str, Any] = {}
     for name in [*a.suites, *(n for n in b.suites if n not in a.suites)]:
         hash_a, metrics_a = a.suites.get(name, ("", {}))
@@ -80,16 +101,30 @@ def compare(a: _Scores, b: _Scores) -> dict[str, Any]:
             score_a, signature_a = metrics_a.get(spec, (None, None))
             score_b, signature_b = metrics_b.get(spec, (None, None))
             both = score_a is not None and score_b is not None
+            delta = score_b - score_a if both else None  # type: ignore[operator]
+            # A metric neither file knows the direction of (a custom one, in two baselines)
+            # reads as higher-is-better, as everywhere else.
+            higher_is_better = a.directions.get(spec, b.directions.get(spec, True))
             metrics[spec] = {
                 "a": score_a,
                 "b": score_b,
-                "delta": score_b - score_a if both else None,  # type: ignore[operator]
+                "delta": delta,
+                "higher_is_better": higher_is_better,
+                "change": _change(delta, higher_is_better),
                 "comparable": both and signature_a == signature_b,
                 "signature_a": signature_a,
                 "signature_b": signature_b,
             }
         out[name] = {"same_goldens": hash_a == hash_b, "metrics": metrics}
     return {"suites": out}
+
+
+def _signed(delta: float | None) -> str:
+    """B − A to two decimals, more when that would show ``+0.00`` for a real change."""
+    if delta is None:
+        return signed(None)
+    places = change_decimals(delta)
+    return "0.00" if places is None else f"{delta:+.{places}f}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -107,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
             flag = (
                 "" if m["comparable"] or m["a"] is None or m["b"] is None else "signatures differ"
             )
-            rows.append([spec, number(m["a"]), number(m["b"]), signed(m["delta"]), flag])
-        console.out(table(["metric", "A", "B", "B-A", ""], rows))
+            label = spec if m["higher_is_better"] else f"{spec} (lower is better)"
+            change = m["change"] or "-"
+            rows.append([label, number(m["a"]), number(m["b"]), _signed(m["delta"]), change, flag])
+        console.out(table(["metric", "A", "B", "B-A", "B vs A", ""], rows))
     return 0

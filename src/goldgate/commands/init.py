@@ -19,7 +19,7 @@ from goldgate.errors import UsageError
 HELP = "Write a small working example: goldgate.yaml, golden sets and predictions."
 
 CONFIG = """\
-# goldgate configuration: https://github.com/goldgate/goldgate (goldgate schema prints its schema)
+# goldgate configuration (`goldgate schema` prints its JSON schema)
 version: 1
 
 # Where candidate outputs come from. Here: files your own pipeline writes, one per suite.
@@ -386,7 +386,9 @@ def files() -> dict[str, str]:
     }
 
 
-GITIGNORE_LINES = (".goldgate/", "goldgate-report/")
+#: ``.venv/`` too: the quick start makes one beside goldgate.yaml, and the fingerprint that
+#: decides a resume reads every untracked file that git does not ignore.
+GITIGNORE_LINES = (".goldgate/", "goldgate-report/", ".venv/")
 
 
 def _jsonl(rows: Sequence[Mapping[str, Any]]) -> str:

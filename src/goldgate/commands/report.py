@@ -62,8 +62,9 @@ def run(args: argparse.Namespace) -> int:
     text = render(result, formats[0])
     if args.output is None or args.output == "-":
         safe = console.json_text(text) if formats[0] == "json" else console.clean(text)
-        sys.stdout.buffer.write(safe.encode("utf-8"))
-        sys.stdout.flush()
+        with console.reader_may_leave():
+            sys.stdout.buffer.write(safe.encode("utf-8"))
+            sys.stdout.flush()
         return 0
     out = Path(args.output)
     if not out.parent.is_dir():

@@ -100,7 +100,9 @@ def run(args: argparse.Namespace) -> int:
         anchor_ref=args.anchor_ref,
     )
     if args.json:
-        sys.stdout.write(console.json_text(result.to_json()))
+        with console.reader_may_leave():
+            sys.stdout.write(console.json_text(result.to_json()))
+            sys.stdout.flush()
     else:
         console.out(summary(result))
         console.out(f"result: {config.report.dir / RESULT_FILENAME}")

@@ -15,6 +15,7 @@ from goldgate.metrics.batch import MetricContext
 from goldgate.metrics.engine import MetricResult, score_corpus
 from goldgate.metrics.registry import metric_from_spec
 from goldgate.scoring_io import ScoringData, read_jsonl, read_text_files
+from goldgate.user_code import importable_from
 
 HELP = "Score candidates against references with any metrics (no gate, no baseline)."
 
@@ -167,6 +168,9 @@ def _score(
 def run(args: argparse.Namespace) -> int:
     """Score the input with every ``--metric`` in one pass and print the result."""
     specs = list(dict.fromkeys(args.metrics))  # a repeated spec is scored once
+    # ``--metric mymod:fn`` imports from the working directory, as a configuration's
+    # metrics import from its folder.
+    importable_from(Path.cwd())
     metrics = [(spec, metric_from_spec(spec, where=f"--metric {spec}: ")) for spec in specs]
     # Reading and scoring allocate many small objects that live to the end and form no
     # cycles (rows, tokens, n-gram counters); the cyclic collector would walk them over and

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,13 +11,7 @@ import numpy as np
 
 from goldgate.config import Config
 from goldgate.gitinfo import GitFailed
-from goldgate.history.store import (
-    ExampleRun,
-    HistoryRow,
-    HistoryStore,
-    StoreProblem,
-    open_store,
-)
+from goldgate.history.store import ExampleRun, HistoryRow, HistoryStore, read_safely
 from goldgate.history.timeline import Bless, blessed_timeline
 
 #: flaky examples listed at most
@@ -38,7 +32,8 @@ class TrendPoint:
 
 @dataclass(frozen=True)
 class FlakyExample:
-    """An example whose score changed between runs while its golden record did not."""
+    """An example whose score changed between runs of the same system (its settings at the
+    same clean commit) while its golden record and the metric's signature did not."""
 
     suite: str
     metric: str
@@ -98,17 +93,17 @@ def load_history(
     found_flaky: list[FlakyExample] = []
     path = config.history.path if config.history is not None else None
     if path is not None and Path(path).exists():
-        try:
-            store, warnings = open_store(Path(path), create=False)
-        except StoreProblem as exc:
-            warnings.append(f"history: {exc}")
-        else:
-            with store:
-                rows = store.rows(
-                    suites=suites, metrics=metrics, since=since, branch=branch, last=last
-                )
-                if flaky:
-                    found_flaky = _flaky(store, rows)
+
+        def read(store: HistoryStore) -> tuple[list[HistoryRow], list[FlakyExample]]:
+            found = store.rows(
+                suites=suites, metrics=metrics, since=since, branch=branch, last=last
+            )
+            return found, _flaky(store, found) if flaky else []
+
+        # a store that cannot be read (damaged, locked, too slow) costs the rows, never the
+        # command: the blessed timeline is still shown
+        nothing: tuple[list[HistoryRow], list[FlakyExample]] = ([], [])
+        (rows, found_flaky), warnings = read_safely(Path(path), read, nothing)
     try:
         blessed = blessed_timeline(config.root, config.baseline)
     except GitFailed as exc:
@@ -131,11 +126,16 @@ def _utc(date: str) -> str:
 
 
 def _flaky(store: HistoryStore, rows: Sequence[HistoryRow]) -> list[FlakyExample]:
-    """Examples whose score changed between consecutive runs while their digest did not.
+    """Examples whose score changed between consecutive runs of one system while their
+    golden record's digest did not.
 
-    Only the newest :data:`FLAKY_RUNS` runs of each suite and metric are read: flakiness is
-    a property of the system as it is now, and an unbounded history would make every
-    ``goldgate history --last 0`` read every per-example score ever recorded.
+    One system is one fingerprint of the system's settings at one clean commit, with one
+    metric signature: a score that changed across commits may have changed on purpose (a new
+    prompt, a new model, new predictions committed), and a dirty tree's changes are not known,
+    so neither is counted; only a score that moved under the same code, settings and golden
+    record is. Only the newest :data:`FLAKY_RUNS` runs of each suite and metric are read:
+    flakiness is a property of the system as it is now, and an unbounded history would make
+    every ``goldgate history --last 0`` read every per-example score ever recorded.
     """
     runs: dict[tuple[str, str], list[int]] = {}
     for row in rows:
@@ -145,13 +145,16 @@ def _flaky(store: HistoryStore, rows: Sequence[HistoryRow]) -> list[FlakyExample
         series = store.example_runs(suite, metric, run_ids[-FLAKY_RUNS:])
         flips: dict[str, int] = {}
         seen: dict[str, list[float]] = {}
-        previous: ExampleRun | None = None
+        previous: dict[tuple[str, str], ExampleRun] = {}  # the last run of each system
         for run in series:
             for example_id, score in zip(run.ids, run.scores, strict=True):
                 seen.setdefault(example_id, []).append(score)
-            if previous is not None:
-                _count_flips(previous, run, flips)
-            previous = run
+            if run.system is None:
+                continue  # outside git or a dirty tree: a change may have been made on purpose
+            before = previous.get(run.system)
+            if before is not None:
+                _count_flips(before, run, flips)
+            previous[run.system] = run
         found += [
             FlakyExample(suite, metric, example_id, count, len(seen[example_id]), seen[example_id])
             for example_id, count in flips.items()
@@ -180,21 +183,22 @@ def _same(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-9
 
 
-def last_run_line(config: Config) -> str | None:
-    """The newest recorded run as one JSON line (scores, not per-example), or None."""
+def last_run_line(config: Config) -> tuple[str | None, list[str]]:
+    """The newest recorded run as one JSON line (scores, not per-example), or None; and the
+    warnings of reading it (rows set aside, a store that could not be read)."""
     import json
 
     path = config.history.path if config.history is not None else None
     if path is None or not Path(path).exists():
-        return None
-    try:
-        store, _ = open_store(Path(path), create=False)
-    except StoreProblem:
-        return None
-    with store:
-        newest = store.rows(last=1)
+        return None, []
+
+    def read(store: HistoryStore) -> list[HistoryRow]:
+        return store.rows(last=1)
+
+    no_rows: list[HistoryRow] = []
+    newest, warnings = read_safely(Path(path), read, no_rows)
     if not newest:
-        return None
+        return None, warnings
     run_id = max(row.run_id for row in newest)
     rows = [row for row in newest if row.run_id == run_id]
     first = rows[0]
@@ -220,4 +224,33 @@ def last_run_line(config: Config) -> str | None:
             for row in rows
         ],
     }
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    # the store's rows are finite (others are set aside): allow_nan=False makes JSON that
+    # every reader takes a guarantee, never an ``Infinity`` token
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False), (
+        warnings
+    )
+
+
+def score_range(scores: Iterable[float]) -> tuple[float, float]:
+    """The range a series' confidence band is drawn and shown within.
+
+    The history keeps a metric's name, not its scale, so the scale is read off the scores: a
+    series whose every score lies on the 0–100 points scale (every built-in metric's, TER's
+    and length_ratio's too while they stay within it) is taken to be on it, and its band,
+    the baseline plus the interval of a difference, which can reach past 100 (or below 0), is
+    cut there; any other series is not cut.
+    """
+    values = list(scores)
+    if values and min(values) >= 0.0 and max(values) <= 100.0:
+        return 0.0, 100.0
+    return -math.inf, math.inf
+
+
+def within(value: float | None, bounds: tuple[float, float]) -> float | None:
+    """``value`` cut to ``bounds`` (None stays None)."""
+    return None if value is None else min(max(value, bounds[0]), bounds[1])
+
+
+def finite_or_none(values: Sequence[float]) -> list[float | None]:
+    """``values`` for JSON: NaN (an example with no score) and infinities as null."""
+    return [v if math.isfinite(v) else None for v in values]

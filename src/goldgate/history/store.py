@@ -8,12 +8,19 @@ Design points, each for a reason:
   the work done).
 - **WAL journal** and a generous busy timeout: two runs finishing at once both append, one
   waiting for the other's short write transaction.
+- **Never hangs.** Every statement runs under a time limit (sqlite's progress handler
+  interrupts one that outlasts the busy timeout plus :data:`TIME_LIMIT_S`), and a file holding
+  a trigger or a view, which goldgate never writes and which could make a write or a read run
+  for ever, is set aside as damaged.
 - **Never fails the gate.** A damaged file, or one written by a newer goldgate (a schema
   version above ours), is renamed aside (``history.sqlite.damaged-<time>``,
   ``history.sqlite.v<N>-<time>``) with a warning and a fresh store is started; anything
   else that stops a write (a read-only folder, a lock held too long) is a warning and the
   run is simply not recorded. :func:`record_run` returns those warnings; it never raises a
-  store problem.
+  store problem. Readers alike (:func:`read_safely`): a recorded row that is not what goldgate
+  writes (a text or non-finite score, a JSON column that does not parse, ids, digests and
+  scores of different lengths, a table missing a column) is set aside with a warning, and the
+  rest is shown.
 - Per-example scores are kept as one JSON array per suite and metric (aligned with the
   suite's ids), not one row per example: recording a 10,000-example run is then a handful
   of inserts.
@@ -24,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import sqlite3
 import time
@@ -90,6 +98,14 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 #: seconds a writer waits for another's transaction before giving up (and warning)
 BUSY_TIMEOUT_S = 30.0
+#: seconds one operation on the store (an append, a query) may run beyond the busy timeout
+#: before it is interrupted: the longest seen is a few seconds (a million examples' scores)
+TIME_LIMIT_S = 120.0
+#: rows ``goldgate history`` reads at most (the newest): ``--last 0`` over a store of
+#: millions of rows would otherwise hold them all
+MAX_ROWS = 200_000
+#: reasons a read set rows aside, listed at most (the rest are counted)
+_ASIDE_SHOWN = 5
 
 
 @dataclass(frozen=True)
@@ -169,6 +185,9 @@ class ExampleRun:
     ids: list[str]
     digests: list[str]
     scores: list[float]
+    #: what makes the system the same (its settings, the commit; None when unknown: outside
+    #: git, or a dirty tree, whose changes are not known) and the metric's signature
+    system: tuple[str, str] | None = None
 
 
 class StoreProblem(Exception):
@@ -183,12 +202,43 @@ def _damage(exc: sqlite3.Error) -> bool:
     return isinstance(exc, sqlite3.DatabaseError)
 
 
+class _Deadline:
+    """When the operation under way must stop; sqlite's progress handler asks it."""
+
+    def __init__(self) -> None:
+        self.until = math.inf
+
+    def start(self) -> None:
+        """A new operation: the busy timeout (waiting for a lock) plus the time limit."""
+        self.until = time.monotonic() + BUSY_TIMEOUT_S + TIME_LIMIT_S
+
+    def passed(self) -> int:
+        """Non-zero (interrupt the statement) once the time is up."""
+        return int(time.monotonic() > self.until)
+
+
 class HistoryStore:
     """An open history database (use :func:`open_store`)."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, connection: sqlite3.Connection, deadline: _Deadline) -> None:
         self.path = path
         self._db = connection
+        self._deadline = deadline
+        #: why recorded rows were set aside by the reads so far (see :meth:`warnings`)
+        self.set_aside: list[str] = []
+
+    def warnings(self) -> list[str]:
+        """The rows the reads so far set aside, as warnings (one line, the first few named)."""
+        if not self.set_aside:
+            return []
+        shown = "; ".join(self.set_aside[:_ASIDE_SHOWN])
+        more = len(self.set_aside) - _ASIDE_SHOWN
+        tail = f"; and {more} more" if more > 0 else ""
+        return [
+            f"history: {self.path}: {len(self.set_aside)} recorded"
+            f" {'row' if len(self.set_aside) == 1 else 'rows'} set aside, not what goldgate"
+            f" writes ({shown}{tail})"
+        ]
 
     def close(self) -> None:
         """Close the connection."""
@@ -202,12 +252,17 @@ class HistoryStore:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
+        self._deadline.start()
         # IMMEDIATE takes the write lock at once, so two writers queue instead of deadlocking.
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield self._db
         except BaseException:
-            self._db.execute("ROLLBACK")
+            # an interrupted write was rolled back by sqlite already; the rollback itself is
+            # not cut short by the time limit
+            if self._db.in_transaction:
+                self._deadline.start()
+                self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
 
@@ -280,7 +335,11 @@ class HistoryStore:
         branch: str | None = None,
         last: int | None = None,
     ) -> list[HistoryRow]:
-        """Recorded scores, oldest first; ``last`` keeps the newest N per suite and metric."""
+        """Recorded scores, oldest first; ``last`` keeps the newest N per suite and metric.
+
+        At most the newest :data:`MAX_ROWS`; a row that is not what goldgate writes is left out
+        and its reason added to :attr:`set_aside`.
+        """
         where = []
         params: list[object] = []
         if suites:
@@ -305,28 +364,29 @@ class HistoryStore:
         if last is not None:
             query = f"SELECT * FROM ({query}) WHERE age <= ?"
             params.append(last)
-        query += " ORDER BY 9, 10, 1"
-        return [
-            HistoryRow(
-                run_id=row[0],
-                created_at=row[1],
-                commit=row[2],
-                branch=row[3],
-                dirty=bool(row[4]),
-                message=row[5],
-                source=row[6],
-                verdict=row[7],
-                suite=row[8],
-                metric=row[9],
-                signature=row[10],
-                score=row[11],
-                low=row[12],
-                high=row[13],
-                baseline=row[14],
-                status=row[15],
+        # the newest MAX_ROWS at most (sorted back below): a hostile or vast store is never
+        # read whole; the rest is said
+        query += " ORDER BY 1 DESC LIMIT ?"
+        params.append(MAX_ROWS + 1)
+        self._deadline.start()
+        found = self._db.execute(query, params).fetchall()
+        if len(found) > MAX_ROWS:
+            found = found[:MAX_ROWS]
+            self.set_aside.append(
+                f"more than {MAX_ROWS:,} rows match: only the newest {MAX_ROWS:,} are read"
+                " (narrow with --since, --suite, --metric or --last)"
             )
-            for row in self._db.execute(query, params)
-        ]
+        rows = []
+        for row in found:
+            checked = _checked_row(row)
+            if isinstance(checked, str):
+                self.set_aside.append(
+                    f"run {_shown(row[0])}, {_shown(row[8])} {_shown(row[9])}: {checked}"
+                )
+            else:
+                rows.append(checked)
+        rows.sort(key=lambda r: (r.suite, r.metric, r.run_id))
+        return rows
 
     def example_runs(self, suite: str, metric: str, run_ids: Sequence[int]) -> list[ExampleRun]:
         """Per-example scores of one suite and metric in those of ``run_ids`` that kept them."""
@@ -334,19 +394,119 @@ class HistoryStore:
             return []
         marks = ",".join("?" * len(run_ids))
         query = (
-            "SELECT s.run_id, u.ids, u.digests, s.example_scores FROM scores s"
+            "SELECT s.run_id, u.ids, u.digests, s.example_scores, r.system, r.commit_sha,"
+            " r.dirty, s.signature FROM scores s"
             " JOIN suites u ON u.run_id = s.run_id AND u.suite = s.suite"
+            " JOIN runs r ON r.id = s.run_id"
             " WHERE s.suite = ? AND s.metric = ? AND s.example_scores IS NOT NULL"
             f" AND s.run_id IN ({marks}) ORDER BY s.run_id"
         )
-        return [
-            ExampleRun(run_id, json.loads(ids), json.loads(digests), json.loads(scores))
-            for run_id, ids, digests, scores in self._db.execute(query, [suite, metric, *run_ids])
-        ]
+        self._deadline.start()
+        found = []
+        for run_id, ids, digests, scores, system, commit, dirty, signature in self._db.execute(
+            query, [suite, metric, *run_ids]
+        ):
+            run = _example_run(run_id, ids, digests, scores)
+            if isinstance(run, str):
+                self.set_aside.append(f"run {_shown(run_id)}, {suite} {metric}: {run}")
+                continue
+            same = (
+                isinstance(system, str)
+                and isinstance(commit, str)
+                and dirty == 0
+                and isinstance(signature, str)
+            )
+            found.append(
+                ExampleRun(run.run_id, run.ids, run.digests, run.scores, (system, signature))
+                if same
+                else run
+            )
+        return found
 
     def count_runs(self) -> int:
         """How many runs are recorded."""
+        self._deadline.start()
         return int(self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+
+
+#: the columns ``rows`` reads, after the run id: (name, the types it may hold)
+_ROW_COLUMNS: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("created_at", (str,)),
+    ("commit_sha", (str, type(None))),
+    ("branch", (str, type(None))),
+    ("dirty", (int,)),
+    ("message", (str, type(None))),
+    ("source", (str,)),
+    ("verdict", (str,)),
+    ("suite", (str,)),
+    ("metric", (str,)),
+    ("signature", (str,)),
+    ("score", (float,)),
+    ("low", (float, type(None))),
+    ("high", (float, type(None))),
+    ("baseline", (float, type(None))),
+    ("status", (str, type(None))),
+)
+
+
+def _checked_row(row: Sequence[object]) -> HistoryRow | str:
+    """A row of ``rows`` as a :class:`HistoryRow`, or why it is not what goldgate writes
+    (sqlite keeps any value in any column): every text a text, every number finite."""
+    if type(row[0]) is not int:
+        return f"run id {_shown(row[0])} is not a number"
+    values: list[object] = [row[0]]
+    for (name, kinds), value in zip(_ROW_COLUMNS, row[1:16], strict=True):
+        if float in kinds and type(value) is int:
+            value = float(value)  # an integer in a REAL column: sqlite may keep it so
+        if type(value) not in kinds:
+            return f"{name} is {_kind(value)}"
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"{name} is {value} (not a finite number)"
+        values.append(bool(value) if name == "dirty" else value)
+    return HistoryRow(*values)  # type: ignore[arg-type]  # each checked against its column
+
+
+def _example_run(run_id: object, ids: object, digests: object, scores: object) -> ExampleRun | str:
+    """The per-example columns parsed and checked, or why they are set aside."""
+    if type(run_id) is not int:
+        return f"run id {_shown(run_id)} is not a number"
+    parsed = []
+    for name, text in (("ids", ids), ("digests", digests), ("example scores", scores)):
+        if not isinstance(text, str):
+            return f"{name} are {_kind(text)}, not JSON text"
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            return f"{name} are not JSON"
+        if not isinstance(value, list):
+            return f"{name} are not a JSON list"
+        parsed.append(value)
+    id_list, digest_list, score_list = parsed
+    if not all(type(v) is str for v in id_list) or not all(type(v) is str for v in digest_list):
+        return "ids or digests are not all texts"
+    # NaN is written where an example has no score on the metric; an infinity never is
+    if not all(type(v) in (int, float) and not math.isinf(v) for v in score_list):
+        return "example scores are not all numbers"
+    if not len(id_list) == len(digest_list) == len(score_list):
+        return (
+            f"{len(id_list)} ids, {len(digest_list)} digests and {len(score_list)} example"
+            " scores (they go together)"
+        )
+    return ExampleRun(run_id, id_list, digest_list, [float(v) for v in score_list])
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "missing"
+    if isinstance(value, bytes):
+        return "binary"
+    return f"a {type(value).__name__} ({_shown(value)})"
+
+
+def _shown(value: object) -> str:
+    """A recorded value in a warning: short (the console escapes it)."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 #: items of a list turned into JSON at a time: a million Python floats (and the encoder's
@@ -364,10 +524,17 @@ def _json_list(values: Sequence[object] | npt.NDArray[np.float64]) -> str:
     return "[" + ",".join(pieces) + "]"
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+#: sqlite virtual-machine steps between two looks at the clock
+_PROGRESS_STEPS = 10_000
+
+
+def _connect(path: Path, deadline: _Deadline) -> sqlite3.Connection:
     # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE), never implicit.
     db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     try:
+        # every statement is bounded: past the deadline sqlite stops it ("interrupted")
+        deadline.start()
+        db.set_progress_handler(deadline.passed, _PROGRESS_STEPS)
         db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         # WAL is kept in the file: only its first writer switches it (asking for it again
         # would need the exclusive lock each time, in every process that opens the file)
@@ -428,6 +595,29 @@ def _migrate(db: sqlite3.Connection, path: Path) -> None:
     db.execute("COMMIT")
 
 
+class _Planted(sqlite3.DatabaseError):
+    """The file holds what goldgate never writes (a damage: the file is set aside)."""
+
+
+def _check_schema(db: sqlite3.Connection) -> None:
+    """The three tables are there, with every column goldgate reads, and nothing that runs
+    code of its own: a trigger fires on every append and a view is a query, either of which
+    could run for ever (or write elsewhere), so a file holding one is set aside."""
+    planted = db.execute(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') LIMIT 1"
+    ).fetchone()
+    if planted is not None:
+        raise _Planted(f"it holds a {planted[0]} goldgate never writes ({_shown(planted[1])})")
+    # "no such column": a table missing one of ours is damage, found here rather than by the
+    # first query that needs it
+    db.execute(
+        "SELECT r.id, r.created_at, r.commit_sha, r.branch, r.dirty, r.message, r.source,"
+        " r.verdict, r.system, s.run_id, s.suite, s.metric, s.signature, s.score, s.low,"
+        " s.high, s.baseline, s.status, s.example_scores, u.run_id, u.suite, u.ids, u.digests"
+        " FROM runs r, scores s, suites u LIMIT 1"
+    ).fetchall()
+
+
 class _FutureVersion(Exception):
     def __init__(self, version: int) -> None:
         super().__init__(version)
@@ -458,9 +648,10 @@ def open_store(path: Path, *, create: bool = True) -> tuple[HistoryStore, list[s
     if not create and not path.exists():
         raise StoreProblem(f"{path}: no history recorded yet")
     for attempt in range(2):
+        deadline = _Deadline()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            db = _connect(path)
+            db = _connect(path, deadline)
         except OSError as exc:
             raise StoreProblem(f"{path}: cannot open the history: {exc.strerror or exc}") from None
         except sqlite3.Error as exc:
@@ -470,7 +661,7 @@ def open_store(path: Path, *, create: bool = True) -> tuple[HistoryStore, list[s
             raise StoreProblem(f"{path}: cannot open the history: {exc}") from None
         try:
             _migrate(db, path)
-            db.execute("SELECT 1 FROM runs, scores, suites LIMIT 1").fetchall()
+            _check_schema(db)
         except _FutureVersion as future:
             db.close()
             if attempt == 0:
@@ -490,7 +681,7 @@ def open_store(path: Path, *, create: bool = True) -> tuple[HistoryStore, list[s
                 warnings.append(_aside_message(path, "damaged", str(exc)))
                 continue
             raise StoreProblem(f"{path}: cannot use the history: {exc}") from None
-        return HistoryStore(path, db), warnings
+        return HistoryStore(path, db, deadline), warnings
     raise StoreProblem(f"{path}: cannot open the history")  # pragma: no cover - loop returns
 
 
@@ -508,6 +699,39 @@ def _aside_message(path: Path, label: str, reason: str) -> str:
     )
 
 
+def _why(exc: sqlite3.Error) -> str:
+    """An error's text, saying what an interruption was."""
+    if str(exc) == "interrupted":
+        return f"stopped after {BUSY_TIMEOUT_S + TIME_LIMIT_S:g} s (the time limit)"
+    return str(exc)
+
+
+def read_safely(path: Path, read: Callable[[HistoryStore], T], default: T) -> tuple[T, list[str]]:
+    """``read`` of the store at ``path``, and warnings; ``default`` when it cannot be read.
+
+    Never raises a store problem, as :func:`append_safely` does not: a file found damaged
+    while it is read is set aside (the next run starts a new history), a lock or the time
+    limit is a warning, and the rows ``read`` found bad are warnings too.
+    """
+    try:
+        store, warnings = open_store(path, create=False)
+    except StoreProblem as exc:
+        return default, [f"history: {exc}"]
+    try:
+        with store:
+            found = read(store)
+            return found, [*warnings, *store.warnings()]
+    except sqlite3.Error as exc:
+        if not _damage(exc):
+            why = _why(exc)
+            return default, [*warnings, f"history: {path}: cannot read the history: {why}"]
+        damaged = str(exc)
+    try:
+        return default, [*warnings, _aside_message(path, "damaged", damaged)]
+    except StoreProblem as exc:
+        return default, [*warnings, f"history: {exc}"]
+
+
 def append_safely(path: Path, record: RunRecord) -> tuple[int | None, list[str]]:
     """Append ``record``; returns its id (None when not recorded) and warnings. Never raises."""
     try:
@@ -519,7 +743,7 @@ def append_safely(path: Path, record: RunRecord) -> tuple[int | None, list[str]]
             return store.append(record), warnings
     except sqlite3.Error as exc:
         if not _damage(exc):
-            return None, [*warnings, f"history: run not recorded: {path}: {exc}"]
+            return None, [*warnings, f"history: run not recorded: {path}: {_why(exc)}"]
         damaged = str(exc)
     # Damage found while writing: set the file aside and record into a fresh one.
     try:

@@ -9,6 +9,7 @@ per-example statistics, which a long history would make slow to validate).
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,10 +63,11 @@ def _bless(commit: FileCommit, text: str | None) -> Bless:
         suites = document["suites"]
         for suite, entry in suites.items():
             for metric, blessed in entry["metrics"].items():
-                bless.scores[(suite, metric)] = BlessedScore(
-                    float(blessed["score"]), str(blessed["signature"])
-                )
-    except (ValueError, KeyError, TypeError, AttributeError):
+                score = float(blessed["score"])
+                if not math.isfinite(score):  # no bless writes one: a damaged version
+                    raise ValueError(f"score {score}")
+                bless.scores[(suite, metric)] = BlessedScore(score, str(blessed["signature"]))
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         bless.scores.clear()
     return bless
 

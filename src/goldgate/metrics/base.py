@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import types
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from typing import (
     TYPE_CHECKING,
@@ -454,7 +454,20 @@ def ratio_scores(
 
 
 def sum_stats(rows: Sequence[Sequence[float]], width: int | None = None) -> list[float]:
-    """Column sums of per-example statistics (an empty corpus sums to zeros)."""
+    """Column sums of per-example statistics (an empty corpus sums to zeros).
+
+    Added left to right, as sacrebleu's ``sum_of_lists`` and the SQuAD script's loop add
+    them: the builtin ``sum`` is compensated for floats since Python 3.12, so TER's mean
+    reference lengths and F1's fractions would sum differently on each version.
+    """
     if not rows:
         return [0.0] * (width or 0)
-    return [sum(column) for column in zip(*rows, strict=True)]
+    return [_added(column) for column in zip(*rows, strict=True)]
+
+
+def _added(values: Iterable[float]) -> float:
+    """``sum(values)`` as Python 3.11 computes it on every version: one ``+`` at a time."""
+    total: float = 0  # an int, as sum's start: columns of ints stay ints
+    for value in values:
+        total += value
+    return total

@@ -416,17 +416,41 @@ def bleu_rows(
             hit = alive & (c != 0)
             precisions[n - 1][hit] = 100.0 * c[hit] / t[hit]
 
-        # The logs summed left to right over the first eff_order precisions, as ``sum`` does.
-        log_sum = np.zeros(rows)
+        logs = np.full((rows, order), float(_LOG_ZERO))
         for n in range(order):
             p = precisions[n]
-            logs = np.full(rows, float(_LOG_ZERO))
             positive = scored & (p != 0.0)  # compute_bleu returns before its logs otherwise
-            logs[positive] = _math_map(math.log, p[positive])
-            log_sum = np.where(n < eff_order, log_sum + logs, log_sum)
+            logs[positive, n] = _math_map(math.log, p[positive])
+        log_sum = np.zeros(rows)
+        log_sum[scored] = _log_sums(logs[scored], eff_order[scored])
         mean = np.zeros(rows)
         mean[scored] = _math_map(math.exp, log_sum[scored] / eff_order[scored])
         return np.where(scored, bp * mean, 0.0)
+
+
+def _log_sums(logs: NDArray[np.float64], eff_order: NDArray[np.int64]) -> NDArray[np.float64]:
+    """Each row's first ``eff_order`` logs added by the builtin ``sum`` over a list, as
+    ``compute_bleu`` and sacrebleu add them.
+
+    Python 3.12 made ``sum`` of floats compensated (Neumaier), so adding the columns left to
+    right (as NumPy does) differs from sacrebleu in the last bits there: calling the
+    interpreter's own ``sum`` on the same list shares its rounding on every version. A zero
+    precision's log is sacrebleu's int, as in ``compute_bleu``'s list (``sum`` adds an int in
+    its own way).
+    """
+    sums = np.zeros(len(logs))
+    zero = float(_LOG_ZERO)
+    for width in np.unique(eff_order).tolist():
+        rows = eff_order == width
+        block = logs[rows, :width]
+        plain = ~(block == zero).any(axis=1)
+        values = np.empty(len(block))
+        values[plain] = np.fromiter(map(sum, block[plain].tolist()), np.float64, int(plain.sum()))
+        values[~plain] = [
+            sum([_LOG_ZERO if v == zero else v for v in row]) for row in block[~plain].tolist()
+        ]
+        sums[rows] = values
+    return sums
 
 
 def _math_map(function: Any, values: NDArray[np.float64]) -> NDArray[np.float64]:

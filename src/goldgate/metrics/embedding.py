@@ -27,9 +27,12 @@ import hashlib
 import importlib
 import inspect
 import json
+import os
+import stat
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -42,6 +45,13 @@ from goldgate.metrics.vector_cache import VectorCache
 
 Encoder = Literal["model2vec", "sentence_transformers", "function"]
 _EXTRA = "pip install 'goldgate[embed]'"
+#: files of weights, whose size their own format accounts for (safetensors is checked here)
+_WEIGHTS = (".safetensors", ".bin", ".pt", ".pth", ".onnx", ".h5", ".msgpack", ".npy", ".gguf")
+#: the most any other file of a model folder may hold (configurations, tokenizers,
+#: vocabularies, model cards: the largest tokenizers are tens of MB)
+_MAX_MODEL_FILE = 256 << 20
+#: the most entries a model folder's walk visits
+_MAX_MODEL_ENTRIES = 10_000
 
 
 class EmbeddingOptions(MetricOptions):
@@ -213,12 +223,67 @@ def _load(options: EmbeddingOptions, metric: EmbeddingSimilarity) -> LoadedEncod
                 f"embedding_similarity: model directory {str(path)!r} does not exist (model:"
                 f" {options.model!r}); to download from a hub, set hub_id instead"
             )
+        _check_model_folder(path)
         source, model_id = str(path), options.model
     else:
         source = model_id = options.hub_id or ""
     if options.encoder == "model2vec":
         return _load_model2vec(source, model_id)
     return _load_sentence_transformers(source, model_id, local=options.model is not None)
+
+
+def _check_model_folder(folder: Path) -> None:
+    """Refuse a model folder that holds what no model does: a FIFO or a device (a loader would
+    hang on it or read forever), a non-weights file past :data:`_MAX_MODEL_FILE`, or a
+    safetensors file larger than its own header says. Links to regular files are followed
+    (the Hugging Face cache links its files to blobs)."""
+    seen = 0
+    for directory, _, names in os.walk(folder):
+        for name in names:
+            seen += 1
+            if seen > _MAX_MODEL_ENTRIES:
+                raise MetricError(
+                    f"embedding_similarity: model directory {str(folder)!r} holds more than"
+                    f" {_MAX_MODEL_ENTRIES:,} files; a model folder holds a few"
+                )
+            _check_model_file(Path(directory) / name)
+
+
+def _check_model_file(path: Path) -> None:
+    def refuse(why: str) -> MetricError:
+        return MetricError(f"embedding_similarity: model file {str(path)!r} {why}")
+
+    try:
+        info = path.stat()  # a link to a regular file is what the Hugging Face cache holds
+    except OSError as exc:
+        raise refuse(f"cannot be read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise refuse("is not a regular file (a FIFO, a device or a socket); remove it")
+    if path.suffix.lower() == ".safetensors":
+        _check_safetensors(path, info.st_size, refuse)
+    elif path.suffix.lower() not in _WEIGHTS and info.st_size > _MAX_MODEL_FILE:
+        raise refuse(
+            f"holds {info.st_size:,} bytes, more than the {_MAX_MODEL_FILE:,} a model's"
+            " configuration or tokenizer file may"
+        )
+
+
+def _check_safetensors(path: Path, size: int, refuse: Callable[[str], MetricError]) -> None:
+    """A safetensors file must be as long as its header says: 8 bytes, the header, the data."""
+    try:
+        with path.open("rb") as handle:
+            length = int.from_bytes(handle.read(8), "little")
+            if not 0 < length <= min(size - 8, 100 << 20):
+                raise ValueError(f"a header of {length:,} bytes")
+            header = json.loads(handle.read(length))
+        ends = [
+            entry["data_offsets"][1] for name, entry in header.items() if name != "__metadata__"
+        ]
+        expected = 8 + length + max(ends, default=0)
+    except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError) as exc:
+        raise refuse(f"is not a safetensors file: {exc}") from None
+    if not isinstance(expected, int) or size != expected:
+        raise refuse(f"holds {size:,} bytes where its header accounts for {expected:,}")
 
 
 def _missing(library: str, exc: ImportError, install: str = _EXTRA) -> MetricError:

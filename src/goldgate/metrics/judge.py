@@ -39,7 +39,14 @@ from goldgate.errors import GoldgateError, MetricError
 from goldgate.metrics.base import MetricOptions, option, ratio_scores
 from goldgate.metrics.batch import Batch, BatchMetric, BatchStats, CallTally
 from goldgate.metrics.judge_cache import JudgmentCache, request_key
-from goldgate.metrics.judge_http import CallStats, Endpoint, JudgeCallError, Judgment, judge_once
+from goldgate.metrics.judge_http import (
+    CallStats,
+    Endpoint,
+    JudgeCallError,
+    Judgment,
+    judge_once,
+    reply_limit,
+)
 
 Field = Literal["input", "candidate", "references"]
 ResponseFormat = Literal["json_object", "json_schema", "none"]
@@ -196,6 +203,7 @@ class LLMJudge(BatchMetric[JudgeOptions]):
             timeout_s=o.timeout_s,
             max_retries=o.max_retries,
             backoff_s=o.backoff_s,
+            max_reply_bytes=reply_limit(o.max_tokens),
         )
 
     # -- asking -------------------------------------------------------------------------------
@@ -239,7 +247,7 @@ class LLMJudge(BatchMetric[JudgeOptions]):
         """``(score, rationale)`` from the judge's reply; ``ValueError`` saying why not."""
         try:
             document = json.loads(content)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the parser's stack
             raise ValueError(f"not a JSON object: {content.strip()[:80]!r}") from None
         if not isinstance(document, dict) or set(document) != {"score", "rationale"}:
             raise ValueError('expected exactly {"score": ..., "rationale": ...}')
@@ -267,24 +275,28 @@ class LLMJudge(BatchMetric[JudgeOptions]):
         if "input" in o.fields and batch.inputs is None:
             raise MetricError("llm_judge: fields include 'input' but the data has no inputs")
         endpoint = self._endpoint()
-        cache_dir = self.context.cache_dir
-        cache = JudgmentCache(
-            cache_dir / "judge" if cache_dir is not None else None, endpoint.base_url, o.model or ""
-        )
         # keys[i][k]: the judgment of example i, judge sample k; equal requests are asked once.
         keys: list[list[str]] = []
-        jobs: dict[str, tuple[int, dict[str, Any]]] = {}
+        bodies: dict[str, tuple[int, dict[str, Any]]] = {}
         for i in range(n):
             row = []
             for k in range(o.samples):
                 body = self.request(batch.candidates[i], batch.references[i], inputs[i], k)
                 key = request_key(endpoint.base_url, body, k)
                 row.append(key)
-                if cache.get(key) is None:
-                    jobs.setdefault(key, (i, body))
-                else:
-                    self.cache_hits += 1
+                bodies.setdefault(key, (i, body))
             keys.append(row)
+        cache_dir = self.context.cache_dir
+        cache = JudgmentCache(
+            cache_dir / "judge" if cache_dir is not None else None,
+            endpoint.base_url,
+            o.model or "",
+            scale=(o.scale_min, o.scale_max),
+            wanted=bodies.keys(),
+            max_reply_bytes=endpoint.max_reply_bytes,
+        )
+        jobs = {key: job for key, job in bodies.items() if cache.get(key) is None}
+        self.cache_hits += sum(cache.get(key) is not None for row in keys for key in row)
         if jobs:
             self._ask(endpoint, cache, jobs, batch)
         rows = []

@@ -9,6 +9,11 @@ passes. A call is retried with exponential backoff on 429 and 5xx (honouring a
 does not parse; any other HTTP status fails at once. Every message this module produces has
 the API key replaced by ``***`` and untrusted text cut short: the key never reaches an error,
 a log or a report.
+
+A redirect is never followed: urllib would resend the ``Authorization`` header to wherever
+it points (another host, a cloud metadata address), and a POST redirected becomes a GET that
+cannot be a chat completion anyway. What is read of a reply is bounded: a judgment's reply by
+what ``max_tokens`` tokens can take (:func:`reply_limit`), an error's body by its excerpt.
 """
 
 from __future__ import annotations
@@ -29,6 +34,21 @@ from goldgate.errors import GoldgateError
 _RETRY_STATUSES = frozenset({408, 409, 425, 429}) | frozenset(range(500, 600))
 _MAX_RETRY_AFTER_S = 60.0
 _EXCERPT = 200
+#: the most read of an error reply's body: only an excerpt of it is shown
+_MAX_ERROR_BYTES = 64 << 10
+#: what a reply may hold besides its completion's text: the envelope, usage, metadata
+_REPLY_ENVELOPE_BYTES = 1 << 20
+#: what one completion token may take in a reply: a token of up to 32 characters, each
+#: escaped in JSON as ``\uXXXX`` (6 bytes), rounded up
+_BYTES_PER_TOKEN = 256
+#: the most tokens one call may report using: past any model's context, a hostile number
+#: (10**400 overflows every float it is summed into)
+MAX_TOKEN_COUNT = 10**9
+
+
+def reply_limit(max_tokens: int) -> int:
+    """The most bytes read of a reply to a request allowed ``max_tokens`` completion tokens."""
+    return _REPLY_ENVELOPE_BYTES + _BYTES_PER_TOKEN * max_tokens
 
 
 class JudgeCallError(GoldgateError):
@@ -61,6 +81,8 @@ class Endpoint:
     timeout_s: float
     max_retries: int
     backoff_s: float
+    #: the most bytes read of a reply (a longer one is no judgment: see :func:`reply_limit`)
+    max_reply_bytes: int = _REPLY_ENVELOPE_BYTES
 
     def redact(self, text: str) -> str:
         """``text`` with the API key replaced, cut to a short excerpt."""
@@ -185,7 +207,14 @@ def _opener() -> Any:
         def https_open(self, req: Any) -> Any:
             return self.do_open(WatchedTLS, req, context=_tls_context())
 
-    return urllib.request.build_opener(HTTP(), HTTPS())
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any) -> None:
+            # Following would send the Authorization header to wherever the reply points;
+            # None lets the 3xx reach _post as an HTTPError, which refuses it.
+            return None
+
+    # Given a subclass of a default handler, build_opener leaves the default out.
+    return urllib.request.build_opener(HTTP(), HTTPS(), NoRedirect())
 
 
 def _attempt(
@@ -230,8 +259,10 @@ def _post(endpoint: Endpoint, body: dict[str, Any], stats: CallStats, deadline: 
     stats.requests += 1
     try:
         with _opener().open(request, timeout=deadline.remaining()) as response:
-            raw: bytes = response.read()
+            raw: bytes = response.read(endpoint.max_reply_bytes + 1)
     except urllib.error.HTTPError as exc:
+        if 300 <= exc.code < 400:
+            raise JudgeCallError(_redirected(endpoint, exc)) from None
         detail = _body_excerpt(exc)
         if exc.code in _RETRY_STATUSES:
             raise _Retryable(f"HTTP {exc.code}{detail}", _retry_after(exc)) from None
@@ -245,14 +276,31 @@ def _post(endpoint: Endpoint, body: dict[str, Any], stats: CallStats, deadline: 
         raise _Retryable(f"cannot reach {endpoint.base_url}: {reason}") from None
     except (ConnectionError, OSError, http.client.HTTPException) as exc:
         raise _Retryable(f"connection failed: {type(exc).__name__}: {exc}") from None
+    if len(raw) > endpoint.max_reply_bytes:
+        raise _Retryable(
+            f"the endpoint's reply is larger than {endpoint.max_reply_bytes:,} bytes, more than"
+            " a judgment of max_tokens tokens can take"
+        )
     return raw
+
+
+def _redirected(endpoint: Endpoint, exc: Any) -> str:
+    location = exc.headers.get("Location") if exc.headers is not None else None
+    where = f" to {endpoint.redact(location)}" if location else ""
+    return (
+        f"HTTP {exc.code}: the endpoint redirects{where}; goldgate never follows a redirect"
+        " (it would carry the API key to another address): set base_url to the address"
+        " that answers"
+    )
 
 
 def _read_reply(raw: bytes, parse: Callable[[str], tuple[float, str]]) -> Judgment:
     try:
         document = json.loads(raw.decode("utf-8"))
         content = document["choices"][0]["message"]["content"]
-    except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError):
+    except (ValueError, KeyError, IndexError, TypeError, RecursionError):
+        # ValueError: bad JSON or UTF-8, or an integer of more than 4,300 digits;
+        # RecursionError: arrays nested deeper than the parser's stack.
         raise _Retryable("the endpoint's reply is not a chat completion") from None
     if not isinstance(content, str):
         raise _Retryable("the chat completion has no text content")
@@ -271,12 +319,19 @@ def _read_reply(raw: bytes, parse: Callable[[str], tuple[float, str]]) -> Judgme
 
 def _count(usage: Any, key: str) -> int:
     value = usage.get(key) if isinstance(usage, dict) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+    if not isinstance(value, int) or isinstance(value, bool):
+        return 0  # not reported: usage is optional, and some servers leave it out
+    if not 0 <= value <= MAX_TOKEN_COUNT:
+        shown = str(value) if abs(value) < 10**20 else f"a {len(str(abs(value)))}-digit number"
+        raise _Retryable(
+            f"the reply's usage.{key} is {shown}, not a token count (0 to {MAX_TOKEN_COUNT:,})"
+        )
+    return value
 
 
 def _body_excerpt(exc: Any) -> str:
     try:
-        text = exc.read().decode("utf-8", "replace").strip()
+        text = exc.read(_MAX_ERROR_BYTES).decode("utf-8", "replace").strip()
     except Exception:  # a broken error body is no reason to lose the status
         return ""
     return f": {text}" if text else ""

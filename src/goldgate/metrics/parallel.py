@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from goldgate.compact_stats import CompactBuilder, CompactStats
 from goldgate.errors import GoldgateError
+from goldgate.metrics import PARALLEL_MIN_EXAMPLES
 from goldgate.metrics.base import Metric
 from goldgate.metrics.batch import BatchMetric
 from goldgate.metrics.engine import MetricComputeError, score_corpus, stat_arrays
@@ -39,10 +40,6 @@ FloatArray = npt.NDArray[np.float64]
 Chunk = tuple[Sequence[str], Sequence[Sequence[str]]]
 MetricPairs = Sequence[tuple[str, Metric[Any]]]
 
-#: Below this many examples one process is faster than starting a pool (measured on 2 cores:
-#: a worker costs ~0.3 s to start and import the metrics, while BLEU+chrF+ROUGE-1/2/L+EM+F1
-#: take ~19 µs of CPU an example, so two workers save that 0.3 s from ~30,000 examples on).
-PARALLEL_MIN_EXAMPLES = 30_000
 #: Examples per chunk: large enough that pickling a chunk is cheap beside scoring it, small
 #: enough that a chunk's n-gram tables stay a few MB and every worker gets several chunks.
 DEFAULT_CHUNK_SIZE = 2_000

@@ -245,3 +245,23 @@ def metric_from_spec(spec: str, *, where: str = "") -> Metric[Any]:
     """Build a metric from a command-line spec such as ``rougeLsum:use_stemmer=true``."""
     name, options = parse_metric_spec(spec)
     return create_metric(name, options, where=where)
+
+
+def builtin_higher_is_better(spec: str) -> bool | None:
+    """A built-in metric's direction from its spec (``ter`` → False); None for any other.
+
+    Imports no code a user wrote (no ``module:function``, no entry point): for reading a saved
+    file, such as a baseline, which does not record directions.
+    """
+    try:
+        name, _ = parse_metric_spec(spec)
+    except MetricError:
+        return None
+    path = _BUILTINS.get(name)
+    if path is None:
+        return None
+    try:
+        metric = _load_object(path, name)
+    except MetricError:
+        return None
+    return bool(metric.higher_is_better)

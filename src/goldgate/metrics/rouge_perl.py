@@ -110,7 +110,11 @@ class RougeW(RougeMetric[RougeWOptions]):
     def pair_scores(self, candidate: RougeText, reference: RougeText) -> tuple[float, float, float]:
         weight: float = self.options.weight
         n = len(candidate.tokens)
-        base = sum(len(s) ** weight for s in reference.sentences)
+        # Added one sentence at a time, as the script adds them (and as ``hits`` is added):
+        # the builtin ``sum`` of floats is compensated since Python 3.12.
+        base = 0.0
+        for sentence in reference.sentences:
+            base += len(sentence) ** weight
         if not n or not base:
             return 0.0, 0.0, 0.0
         hits = weighted_lcs_hits(

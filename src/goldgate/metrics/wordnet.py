@@ -8,15 +8,19 @@ rewrites, kept when the index lists them for that part of speech; each listed sy
 names come from the data file at the listed byte offset, without their syntactic markers
 (``galore(ip)`` is ``galore``).
 
-Where the files come from (the first that has them; nothing is downloaded):
+Where the files come from (nothing is downloaded):
 
 1. the ``wordnet`` option of the metric (a directory or a ``wordnet.zip``);
-2. ``$GOLDGATE_WORDNET``;
-3. NLTK's data directories (``$NLTK_DATA``, ``~/nltk_data``, ``/usr/share/nltk_data`` ...),
-   as ``corpora/wordnet/`` or ``corpora/wordnet.zip``: where ``nltk.download("wordnet")``
-   puts them;
+2. else ``$GOLDGATE_WORDNET``;
+3. else the first that has them of NLTK's data directories (``$NLTK_DATA``, ``~/nltk_data``,
+   ``/usr/share/nltk_data`` ...), as ``corpora/wordnet/`` or ``corpora/wordnet.zip``: where
+   ``nltk.download("wordnet")`` puts them;
 4. WordNet's own installations: ``$WNSEARCHDIR``, ``$WNHOME/dict``, Debian's and Ubuntu's
    ``/usr/share/wordnet`` (``apt-get install wordnet-base``).
+
+A folder the user named (1 or 2) that is missing or holds no WordNet is an error naming it,
+never a quiet fall back to another WordNet: that one may be another version, whose synonyms
+change the scores.
 
 The files are read with positioned reads of an in-memory copy, never through a shared file
 position, so a process forked after loading (NLTK's reader breaks there) reads the same.
@@ -34,6 +38,7 @@ from pathlib import Path
 from typing import Final
 
 from goldgate.errors import MetricError
+from goldgate.inputs import MAX_INPUT_BYTES, read_regular
 
 NOUN, VERB, ADJ, ADV = "n", "v", "a", "r"
 #: NLTK's POS_LIST: the order in which ``synsets`` walks the parts of speech.
@@ -168,13 +173,10 @@ class WordNet:
         return tuple(names)
 
 
-def candidate_locations(option: str | None = None) -> list[Path]:
-    """Where WordNet is looked for, in order (see the module docstring)."""
+def candidate_locations() -> list[Path]:
+    """Where WordNet is looked for when the user names none, in order (3 and 4 of the module
+    docstring)."""
     places: list[Path] = []
-    if option:
-        places.append(Path(option).expanduser())
-    if os.environ.get("GOLDGATE_WORDNET"):
-        places.append(Path(os.environ["GOLDGATE_WORDNET"]).expanduser())
     for root in _nltk_data_dirs():
         places += [root / "corpora" / "wordnet", root / "corpora" / "wordnet.zip"]
     if os.environ.get("WNSEARCHDIR"):
@@ -207,7 +209,9 @@ def _read_directory(path: Path) -> dict[str, bytes] | None:
         name = _FILE_NAMES[pos]
         for filename in (f"index.{name}", f"data.{name}", f"{name}.exc"):
             if (path / filename).is_file():
-                files[filename] = (path / filename).read_bytes()
+                # Regular files only, bounded: a data file replaced by a FIFO or a link to
+                # /dev/zero is an error, not a hang.
+                files[filename] = read_regular(path / filename, MetricError, what="WordNet file")
     return files
 
 
@@ -223,7 +227,17 @@ def _read_zip(path: Path) -> dict[str, bytes] | None:
         wanted = [
             f"{kind}.{_FILE_NAMES[pos]}" for pos in POS_ORDER for kind in ("index", "data")
         ] + [f"{_FILE_NAMES[pos]}.exc" for pos in POS_ORDER]
-        return {name: archive.read(members[name]) for name in wanted if name in members}
+        files = {}
+        for name in wanted:
+            if name in members:
+                # The size the archive declares bounds what zipfile inflates (a zip bomb).
+                if archive.getinfo(members[name]).file_size > MAX_INPUT_BYTES:
+                    raise MetricError(
+                        f"{path}: {name} is larger than {MAX_INPUT_BYTES:,} bytes,"
+                        " the most goldgate reads"
+                    )
+                files[name] = archive.read(members[name])
+        return files
 
 
 def _has_files(place: Path) -> bool:
@@ -237,15 +251,34 @@ def _has_files(place: Path) -> bool:
     return all((place / name).is_file() for name in _REQUIRED)
 
 
+def _named_location(option: str | None = None) -> tuple[Path, str] | None:
+    """The WordNet the user named (the option, else ``$GOLDGATE_WORDNET``) and who named it."""
+    if option:
+        return Path(option).expanduser(), "the metric's wordnet option"
+    if os.environ.get("GOLDGATE_WORDNET"):
+        return Path(os.environ["GOLDGATE_WORDNET"]).expanduser(), "$GOLDGATE_WORDNET"
+    return None
+
+
 def locate_wordnet(option: str | None = None) -> Path:
-    """Where the first WordNet is (see the module docstring), without reading it;
-    ``MetricError`` saying how to get one when there is none."""
-    places = candidate_locations(option)
+    """Where the WordNet to read is (see the module docstring), without reading it;
+    ``MetricError`` naming the folder the user named when it holds none, or saying how to
+    get one when there is none at all."""
+    named = _named_location(option)
+    if named is not None:
+        place, who = named
+        if _has_files(place):
+            return place
+        problem = "does not exist" if not place.exists() else "holds no WordNet dictionary files"
+        needed = ", ".join(_REQUIRED)
+        raise MetricError(
+            f"no WordNet dictionary files in {place} ({who}): it {problem}; a WordNet dict"
+            f" directory or wordnet.zip holds {needed}. {HOW_TO_GET}"
+        )
+    places = candidate_locations()
     for place in places:
         if _has_files(place):
             return place
-    if option:
-        raise MetricError(f"no WordNet dictionary files in {option}. {HOW_TO_GET}")
     looked = ", ".join(str(p) for p in places[:4]) + ", ..."
     raise MetricError(f"{HOW_TO_GET}. Looked in {looked}")
 

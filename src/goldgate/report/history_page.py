@@ -5,8 +5,8 @@ Per suite and metric an inline SVG plots every recorded run and every bless in t
 confidence band as a shaded area, each bless as a diamond on a dashed step line of blessed
 scores, each run the gate failed as a red ring. Hovering a point shows its commit, message,
 score and status (an SVG ``<title>``: no script at all, so the page's Content Security Policy
-allows none). Below the charts, the examples whose score changed between runs while their
-golden record did not (flaky examples).
+allows none). Below the charts, the examples whose score changed between runs of the same
+system while their golden record did not (flaky examples). A band is cut to the series' range.
 
 Every text from the history (commit messages, branch names, example ids) is autoescaped.
 """
@@ -14,12 +14,12 @@ Every text from the history (commit messages, branch names, example ids) is auto
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from goldgate._version import __version__
 from goldgate.atomic import write_text_atomic
-from goldgate.history.query import FlakyExample, HistoryView
+from goldgate.history.query import FlakyExample, HistoryView, score_range, within
 from goldgate.report.html import _csp_hash, environment
 
 WIDTH = 880
@@ -109,6 +109,10 @@ def _utc(date: str) -> str:
 
 
 def _chart(suite: str, metric: str, events: list[_Event]) -> Chart:
+    bounds = score_range(e.score for e in events)
+    # the band, baseline + the difference's interval, can pass the metric's range (above
+    # 100): it is cut there, in the drawing and in the hover text alike
+    events = [replace(e, low=within(e.low, bounds), high=within(e.high, bounds)) for e in events]
     values = [e.score for e in events]
     values += [v for e in events for v in (e.low, e.high) if v is not None]
     low, high = min(values), max(values)
@@ -117,9 +121,7 @@ def _chart(suite: str, metric: str, events: list[_Event]) -> Chart:
     step = _nice_step((high - low) / 4)
     low = math.floor(low / step) * step
     high = math.ceil(high / step) * step
-    scores = [e.score for e in events]
-    if min(scores) >= 0 and max(scores) <= 100:  # the points scale: no axis beyond it
-        low, high = max(low, 0.0), min(high, 100.0)
+    low, high = max(low, bounds[0]), min(high, bounds[1])  # no axis beyond the range
     plot_w = WIDTH - LEFT - RIGHT
     plot_h = HEIGHT - TOP - BOTTOM
 

@@ -23,6 +23,7 @@ import jinja2
 import numpy as np
 from markupsafe import Markup, escape
 
+from goldgate.console import escape_controls
 from goldgate.report.selection import (
     EXAMPLES_FILE,
     MAX_REFERENCES,
@@ -42,6 +43,7 @@ from goldgate.report.view import (
     slice_rule,
 )
 from goldgate.result import RunResult, SuiteResult, example_table
+from goldgate.wording import plural
 
 TEMPLATES = Path(__file__).with_name("templates")
 
@@ -64,8 +66,31 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["delta"] = fmt_delta
+    # Every value a template writes has its control characters shown escaped, as on the
+    # terminal: autoescaping leaves a bidi override (U+202E) raw, and it would reorder the page.
+    env.finalize = _shown
     env.filters["inline_code"] = inline_code
+    env.globals["plural"] = plural
     return env
+
+
+def _shown(value: Any) -> Any:
+    """A value a template writes, its control characters escaped (``\\u202e``), as on the
+    terminal. Markup stays Markup: an escaped control character adds only ``\\`` and letters."""
+    if isinstance(value, Markup):
+        return Markup(escape_controls(str(value)))
+    if isinstance(value, str):
+        return escape_controls(value.replace("\r\n", "\n").replace("\r", "\n"))
+    return value
+
+
+def _shown_data(value: Any) -> Any:
+    """JSON-ready data with every text (keys too) as :func:`_shown` writes it."""
+    if isinstance(value, list):
+        return [_shown_data(item) for item in value]
+    if isinstance(value, dict):
+        return {_shown(key): _shown_data(item) for key, item in value.items()}
+    return _shown(value)
 
 
 def inline_code(text: str) -> Markup:
@@ -239,13 +264,19 @@ def _histogram(metric: str, deltas: list[float], higher_is_better: bool = True) 
         if i < HIST_BINS:
             k = HIST_BINS - 1 - i
             lo, hi = -(k + 1) * step, -k * step
-            css, title = below, f"{count:,} examples changed by {fmt_delta(lo)} to {fmt_delta(hi)}"
+            css, title = (
+                below,
+                f"{plural(count, 'example')} changed by {fmt_delta(lo)} to {fmt_delta(hi)}",
+            )
         elif i == HIST_BINS:
-            css, title = "flat", f"{count:,} examples unchanged"
+            css, title = "flat", f"{plural(count, 'example')} unchanged"
         else:
             k = i - HIST_BINS - 1
             lo, hi = k * step, (k + 1) * step
-            css, title = above, f"{count:,} examples changed by {fmt_delta(lo)} to {fmt_delta(hi)}"
+            css, title = (
+                above,
+                f"{plural(count, 'example')} changed by {fmt_delta(lo)} to {fmt_delta(hi)}",
+            )
         bars.append(
             HistBar(
                 x=round(i * col + gap / 2, 2),
@@ -331,7 +362,8 @@ def example_data(result: RunResult, selection: Selection | None = None) -> dict[
     data["lower"] = [i for i, name in enumerate(metrics) if name in lower]
     data["total"] = selection.total
     data["file"] = EXAMPLES_FILE
-    return data
+    # The script writes texts with textContent, which leaves a bidi override raw.
+    return dict(_shown_data(data))
 
 
 def render_html(result: RunResult) -> str:

@@ -11,7 +11,8 @@ from outside goldgate is inserted, and there as little as is safe:
 - inside HTML blocks (``<summary>``, ``<pre>``), where GitHub runs no Markdown, only
   ``< > &`` are escaped, as ``&lt; &gt; &amp;``.
 
-An ``@`` from outside is followed by a zero-width space, so no mention reaches GitHub.
+An ``@`` from outside is followed by a zero-width space, so no mention reaches GitHub. Control
+characters (C0, C1, bidi overrides and isolates) are shown escaped, as on the terminal.
 The report is assembled from whole blocks; when it must be cut, it is cut between blocks, so
 the note that says so never lands inside a table or a ``<details>``.
 """
@@ -22,6 +23,7 @@ import re
 from collections.abc import Sequence
 from urllib.parse import quote
 
+from goldgate.console import escape_controls
 from goldgate.report.diff import DiffOp
 from goldgate.report.view import (
     DASH,
@@ -43,6 +45,7 @@ from goldgate.report.view import (
     worst_regressed,
 )
 from goldgate.result import EXAMPLES_FILE, RunResult, SuiteResult
+from goldgate.wording import plural
 
 #: the hidden marker a later run looks for to update its own comment
 MARKER = "<!-- goldgate-report -->"
@@ -74,18 +77,13 @@ _LINE_START = re.compile(r"(?:[-+*>#=]|\d+[.)])")
 
 
 def _clean(text: str, newline: str) -> str:
-    """Control characters as U+FFFD, line breaks as ``newline``, ``@`` defused."""
-    out = []
-    for ch in text.replace("\r\n", "\n").replace("\r", "\n"):
-        if ch == "\n":
-            out.append(newline)
-        elif ch == "@":
-            out.append("@" + _ZWSP)
-        elif ch == "\t" or (ch >= " " and ch != "\x7f" and ch not in "\u2028\u2029"):
-            out.append(ch)
-        else:
-            out.append("\ufffd")
-    return "".join(out)
+    """Control characters escaped as on the terminal, line breaks as ``newline``, ``@`` defused.
+
+    A bidi override (U+202E) or an escape sequence from model output is shown as ``\\u202e``
+    or ``\\x1b``, the text the terminal shows for it, never raw.
+    """
+    text = escape_controls(text.replace("\r\n", "\n").replace("\r", "\n"))
+    return text.replace("\n", newline).replace("@", "@" + _ZWSP)
 
 
 def code(text: str, *, table: bool = False, limit: int = MAX_INLINE_CHARS) -> str:
@@ -159,16 +157,21 @@ def render_markdown(
     """Render the Markdown report; never longer than ``max_chars``.
 
     With ``report_url`` (where the HTML report will be published), each example shown links
-    to its anchor in it.
+    to its anchor in it. ``ValueError`` when ``max_chars`` cannot hold even the verdict, the
+    note that the rest was left out and the footer (a few hundred characters).
     """
     view = build_view(result)
     tail = _footer(view)
     blocks = _head_blocks(view)
     budget = max_chars - len(tail)
     note = (
-        "_\u2026 {n} more {what} left out to fit a comment; the HTML report (report.html) "
+        "_\u2026 {counted} more left out to fit a comment; the HTML report (report.html) "
         "has every section._\n\n"
     )
+    # The verdict is always shown, so it and the note after it must fit.
+    least = len(blocks[0]) + len(note) + 20 + len(tail)
+    if max_chars < least:
+        raise ValueError(f"max_chars {max_chars:,} is too small: the verdict needs {least:,}")
     out: list[str] = []
     used = 0
     for i, block in enumerate(blocks):
@@ -176,7 +179,7 @@ def render_markdown(
         reserve = len(note) + 20 if remaining else 0
         if used + len(block) + reserve > budget and i > 0:
             left = len(blocks) - i
-            out.append(note.format(n=f"{left:,}", what="section" if left == 1 else "sections"))
+            out.append(note.format(counted=plural(left, "section")))
             return "".join(out) + tail
         out.append(block)
         used += len(block)
@@ -230,7 +233,7 @@ def _suite_blocks(suite: SuiteView, ci: str) -> list[str]:
     new = f"{_SEP}{suite.n_new:,} new" if suite.n_new else ""
     blocks = [
         f"### {suite.verdict_icon} {ident(suite.name)}: {suite.verdict_label}\n\n"
-        f"{suite.n_examples:,} examples in {code(suite.goldens)}{counts}{new}\n\n"
+        f"{plural(suite.n_examples, 'example')} in {code(suite.goldens)}{counts}{new}\n\n"
     ]
     if suite.notes:
         blocks.append(
@@ -327,7 +330,7 @@ def _examples_section(result: RunResult, budget: int, report_url: str | None) ->
             cost += len(block)
         if not blocks:
             note = (
-                f"_{len(ids):,} regressed examples in {ident(suite.name)}: "
+                f"_{plural(len(ids), 'regressed example')} in {ident(suite.name)}: "
                 f"see the HTML report (report.html); {EXAMPLES_FILE} has every example._\n\n"
             )
             if used + len(note) <= budget:
@@ -339,7 +342,7 @@ def _examples_section(result: RunResult, budget: int, report_url: str | None) ->
         if shown < len(ids):
             why = " (size limit)" if stopped else ""
             note = (
-                f"_Showing {shown:,} of {len(ids):,} regressed examples{why}; "
+                f"_Showing {shown:,} of {plural(len(ids), 'regressed example')}{why}; "
                 "the HTML report (report.html) has more, and "
                 f"{EXAMPLES_FILE} beside result.json has every example._\n\n"
             )

@@ -16,6 +16,7 @@ import numpy as np
 
 from goldgate.report.view import DIFF_CHARS, Moves, gains, worst_regressed
 from goldgate.result import ExampleResult, RunResult, SuiteResult
+from goldgate.wording import plural
 
 #: a run with at most this many examples keeps them all in the HTML report
 MAX_ALL_EXAMPLES = 2_000
@@ -43,9 +44,9 @@ class Selection:
     def describe(self) -> str:
         """What the page holds and where the rest is, in one sentence."""
         if self.complete:
-            return f"All {self.total:,} examples."
+            return f"All {plural(self.total, 'example')}."
         return (
-            f"{self.kept:,} of {self.total:,} examples: of each suite, the "
+            f"{self.kept:,} of {plural(self.total, 'example')}: of each suite, the "
             f"{EXAMPLES_PER_METRIC} that worsened most and the {EXAMPLES_PER_METRIC} that "
             f"improved most on each metric (the lowest-scoring {EXAMPLES_PER_METRIC} where "
             f"there is no baseline). Every example, in full, is in {EXAMPLES_FILE} beside "

@@ -14,6 +14,8 @@ from typing import Any, overload
 
 import numpy as np
 
+from goldgate import wording
+from goldgate.console import escape_controls
 from goldgate.report.diff import DiffOp, word_diff
 from goldgate.result import (
     CheckResult,
@@ -111,12 +113,8 @@ def fmt_level(level: float | None) -> str:
 
 
 def fmt_p(p_value: float | None) -> str:
-    """A p-value to three decimals, ``<0.001`` below that."""
-    if p_value is None or not math.isfinite(p_value):
-        return DASH
-    if p_value < 0.001:
-        return "<0.001"
-    return f"{p_value:.3f}"
+    """A p-value to three decimals, ``<0.001`` below that (:func:`goldgate.wording.p_value`)."""
+    return wording.p_value(p_value)
 
 
 def fmt_threshold(check: CheckResult) -> str:
@@ -354,13 +352,13 @@ def _headline(
     skipped = len(by_status[CheckStatus.SKIPPED])
     if result.verdict is Verdict.ERROR:
         broken = [s.name for s in result.suites if s.error]
-        where = f" in {_plural(len(broken), 'suite')}" if broken else ""
+        where = f" in {wording.plural(len(broken), 'suite')}" if broken else ""
         return f"The run could not be completed{where}."
     parts = []
     if failed:
-        parts.append(f"{failed} of {_plural(n, 'check')} failed")
+        parts.append(f"{failed} of {wording.plural(n, 'check')} failed")
     elif n:
-        parts.append(f"{_plural(n, 'check')}, none failed")
+        parts.append(f"{wording.plural(n, 'check')}, none failed")
     else:
         parts.append("no gate checks configured")
     if forgiven:
@@ -375,10 +373,6 @@ def _headline(
     return text[0].upper() + text[1:]
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
-
-
 def metric_row(summary: MetricSummary, checks: Iterable[CheckResult] = ()) -> MetricRow:
     """Format one metric summary with the most telling status among its checks."""
     statuses = sorted((c.status for c in checks), key=_STATUS_RANK.__getitem__)
@@ -389,7 +383,7 @@ def metric_row(summary: MetricSummary, checks: Iterable[CheckResult] = ()) -> Me
         signature=summary.signature,
         higher_is_better=summary.higher_is_better,
         baseline=fmt_points(summary.baseline),
-        current=fmt_points(summary.current),
+        current=summary.current_text(fmt_points),
         delta=fmt_delta(summary.delta),
         interval=fmt_interval(iv),
         p_value=fmt_p(summary.p_value),
@@ -452,14 +446,25 @@ def slice_rule() -> str:
 
 
 def _moved(check: CheckResult) -> str:
-    """``fell 6.00 points (82.00 → 76.00)``: the change as it happened, whatever the rule."""
+    """``fell 6.00 points (82.00 → 76.00)``: the change as it happened, whatever the rule.
+
+    A change too small for two decimals is shown with more (``rose 0.004 points``), never as
+    "rose 0.00 points"; no change at all is ``unchanged``.
+    """
     delta = check.delta or 0.0
+    places = wording.change_decimals(delta)
+    if places is None:
+        return f"unchanged ({fmt_points(check.baseline)} \u2192 {fmt_points(check.current)})"
     verb = "fell" if delta < 0 else "rose"
-    amount = fmt_points(abs(delta))
-    unit = "point" if amount == "1.00" else "points"
-    return (
-        f"{verb} {amount} {unit} ({fmt_points(check.baseline)} \u2192 {fmt_points(check.current)})"
-    )
+
+    def shown(value: float | None) -> str:
+        if value is None or not math.isfinite(value):
+            return DASH
+        return f"{round(value, places) + 0.0:.{places}f}".replace("-", MINUS)
+
+    amount = shown(abs(delta))
+    unit = "point" if amount == f"{1:.{places}f}" else "points"
+    return f"{verb} {amount} {unit} ({shown(check.baseline)} \u2192 {shown(check.current)})"
 
 
 def _tolerance(check: CheckResult) -> str:
@@ -473,7 +478,7 @@ def _evidence(check: CheckResult, alpha: float | None) -> str:
     if check.p_value is None:
         return ""
     level = f" < \u03b1 {alpha:g}" if alpha is not None else ""
-    return f"p = {fmt_p(check.p_value)}{level}"
+    return f"{wording.p_is(check.p_value)}{level}"
 
 
 def check_sentence(check: CheckResult, alpha: float | None = None) -> str:
@@ -498,7 +503,7 @@ def check_sentence(check: CheckResult, alpha: float | None = None) -> str:
     if check.rule == "max_flips" and check.flips is not None:
         n = check.flips
         allowed = int(check.threshold)
-        went = f"{n:,} example{'' if n == 1 else 's'} went from right to wrong"
+        went = f"{wording.plural(n, 'example')} went from right to wrong"
         if status is CheckStatus.FAIL:
             return f"{went}, more than the {allowed:,} allowed"
         return f"{went}; {allowed:,} allowed"
@@ -510,7 +515,7 @@ def check_sentence(check: CheckResult, alpha: float | None = None) -> str:
             return f"{moved}, more than {tolerance}" + (f"; significant ({p})" if p else "")
         if status is CheckStatus.FORGIVEN:
             why = (
-                f"p = {fmt_p(check.p_value)}" + (f" \u2265 \u03b1 {alpha:g}" if alpha else "")
+                wording.p_is(check.p_value) + (f" \u2265 \u03b1 {alpha:g}" if alpha else "")
                 if check.p_value is not None
                 else "the interval includes zero"
             )
@@ -576,7 +581,9 @@ def suite_notes(suite: SuiteResult) -> list[str]:
     notes: list[str] = []
     change = suite.golden_change
     if change is not None:
-        notes.append(describe(change) + "; the verdict is decided on them")
+        # with none shared, describe says that only min and max judged, on the whole set
+        decided = "; the verdict is decided on them" if change.n_shared else ""
+        notes.append(describe(change) + decided)
         if change.added:
             shown = ", ".join(change.added[:MAX_NOTE_IDS])
             extra = len(change.added) - MAX_NOTE_IDS
@@ -608,8 +615,9 @@ def suite_notes(suite: SuiteResult) -> list[str]:
         }.get(cache.source, cache.source)
         since = f" of {cache.since}" if cache.since else ""
         notes.append(
-            f"{cache.reused:,} of {cache.total:,} outputs reused from {where}{since}, not"
-            " obtained from the system in this run (--no-cache to call it for every example)"
+            f"{cache.reused:,} of {wording.plural(cache.total, 'output')} reused from"
+            f" {where}{since}, not obtained from the system in this run (--no-cache to call it"
+            " for every example)"
         )
     if cache is not None and cache.dropped:
         notes.append(
@@ -630,7 +638,8 @@ def judge_tally(summary: MetricSummary) -> str | None:
     if not {"judgments", "prompt_tokens", "completion_tokens", "cost_usd"} <= set(c):
         return None
     text = (
-        f"{summary.metric}: {c['judgments']:,} judgments, {c['prompt_tokens']:,} prompt +"
+        f"{summary.metric}: {wording.plural(c['judgments'], 'judgment')},"
+        f" {c['prompt_tokens']:,} prompt +"
         f" {c['completion_tokens']:,} completion tokens"
     )
     if c["cost_usd"]:
@@ -640,9 +649,9 @@ def judge_tally(summary: MetricSummary) -> str | None:
     calls = summary.calls
     if calls is not None:
         text += (
-            f"; this run: {calls.requests:,} request{'s' * (calls.requests != 1)}"
-            f" ({calls.retries:,} retr{'ies' if calls.retries != 1 else 'y'}),"
-            f" {calls.cached:,} judgment{'s' * (calls.cached != 1)} from the cache"
+            f"; this run: {wording.plural(calls.requests, 'request')}"
+            f" ({wording.plural(calls.retries, 'retry', 'retries')}),"
+            f" {wording.plural(calls.cached, 'judgment')} from the cache"
         )
     return text
 
@@ -828,8 +837,10 @@ def _compact_json(value: Any) -> str:
 
 def anchor_of(suite: str, example_id: str, *, unique: bool = True) -> str:
     """The example's fragment in the HTML report: its id (``qa-017``), or ``suite/id`` when
-    the same id appears in several suites."""
-    return example_id if unique else f"{suite}/{example_id}"
+    the same id appears in several suites. Control characters are escaped (``\\u202e``), as the
+    page shows the id, so that a link from the Markdown report finds it."""
+    shown = escape_controls(example_id)
+    return shown if unique else f"{escape_controls(suite)}/{shown}"
 
 
 def shared_ids(result: RunResult) -> frozenset[str]:

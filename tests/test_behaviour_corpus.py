@@ -21,6 +21,7 @@ from tests.corpus.harness import (
     python_version,
     recorded,
     run_case,
+    write_recording,
 )
 
 
@@ -37,12 +38,7 @@ def test_behaviour_equals_the_recorded_corpus(name: str) -> None:
     expected = recorded(name)
     if actual == expected:
         return
-    keep = REPO / "test-artifacts" / "corpus"
-    folder = keep / name
-    for relative, text in actual.items():
-        path = folder / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_recording(name, actual, into=REPO / "test-artifacts" / "corpus")
     lines: list[str] = []
     for relative in sorted(set(actual) | set(expected)):
         lines.extend(

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import goldgate
+from tests.test_end_to_end import GOLDGATE
 
 REPO = Path(__file__).resolve().parents[2]
 RECORDED = Path(__file__).resolve().parent / "recorded"
@@ -40,16 +41,6 @@ REPORT_FILES = {
     "junit.xml": "goldgate-report/junit.xml",
 }
 
-
-def _goldgate_command() -> list[str]:
-    script = Path(sys.executable).parent / "goldgate"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("goldgate")
-    return [found] if found else [sys.executable, "-m", "goldgate.cli"]
-
-
-GOLDGATE = _goldgate_command()
 
 # A fixed identity and clock for the git commits a case makes, so their hashes are the same on
 # every machine and every run.
@@ -248,8 +239,9 @@ def recorded(name: str) -> dict[str, str]:
     }
 
 
-def write_recording(name: str, files: Mapping[str, str]) -> None:
-    folder = RECORDED / name
+def write_recording(name: str, files: Mapping[str, str], into: Path = RECORDED) -> None:
+    """Write a case's files as ``into/<case>/...``, replacing what was there."""
+    folder = into / name
     if folder.exists():
         shutil.rmtree(folder)
     for relative, text in files.items():

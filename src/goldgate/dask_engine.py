@@ -28,13 +28,14 @@ import atexit
 import contextlib
 import importlib
 import inspect
-import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goldgate.errors import GoldgateError, SystemRunError, UsageError
+from goldgate.user_code import importable_from
 
 if TYPE_CHECKING:
     from goldgate.config import DaskConfig, SystemConfig
@@ -203,8 +204,7 @@ def score_on_dask(
 
 def _call_task(path: str, root: str, value: Any) -> Any:
     """On a worker: import ``module:function`` (root on sys.path) and call it with ``value``."""
-    if root not in sys.path:
-        sys.path.insert(0, root)
+    importable_from(Path(root))
     module_name, _, attribute = path.partition(":")
     function: Any = importlib.import_module(module_name)
     for part in attribute.split("."):

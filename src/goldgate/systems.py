@@ -36,7 +36,6 @@ import os
 import queue
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import (
@@ -73,6 +72,7 @@ from goldgate.fingerprint import code_fingerprint
 from goldgate.golden_records import GoldenRecord
 from goldgate.goldens import GoldenSet, json_lines, read_utf8
 from goldgate.progress import NullProgress, ProgressReporter
+from goldgate.user_code import importable_from
 
 STDERR_TAIL_LINES = 15
 STDERR_TAIL_CHARS = 2000
@@ -816,8 +816,7 @@ def load_callable(system: SystemConfig, root: Path) -> tuple[Callable[..., Any],
     path = system.callable or ""
     module_name, _, attribute = path.partition(":")
     label = f"system.callable {path!r}"
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
+    importable_from(root)
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # the user's module may raise anything while importing

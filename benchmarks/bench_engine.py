@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scale import generate
-from goldgate.metrics.parallel import score_arrays
+from goldgate.execution.pool import score_arrays
 from goldgate.metrics.registry import metric_from_spec
 
 SPECS = ["bleu", "chrf", "rouge1", "rouge2", "rougeL", "exact_match", "token_f1"]

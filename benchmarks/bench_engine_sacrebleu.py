@@ -50,7 +50,7 @@ def _read(path: Path) -> tuple[list[str], list[list[str]]]:
 def _goldgate(candidates: list[str], references: list[list[str]], names: list[str]) -> Scorer:
     import gc
 
-    from goldgate import cli
+    from goldgate.cli import main as cli
 
     cli._single_threaded_blas()
     from goldgate.metrics.engine import score_corpus

@@ -165,8 +165,8 @@ def child(directory: Path, action: str) -> None:
     """Run ``action`` (run or bless) in-process with timers; print the timings as JSON."""
     started = time.perf_counter()
     import goldgate.runner as runner
-    import goldgate.systems as systems
-    from goldgate.config import load_config
+    import goldgate.systems.obtain as systems
+    from goldgate.model.config import load_config
 
     imported = time.perf_counter() - started
     phases = {"load": 0.0, "metrics": 0.0, "gate": 0.0, "json": 0.0}
@@ -220,7 +220,7 @@ def run_child(directory: Path, action: str) -> tuple[dict[str, Any], float]:
 def run_cli(directory: Path) -> tuple[float, float, int]:
     """The installed ``goldgate run`` command: wall seconds, peak MiB, exit code."""
     script = Path(sys.executable).parent / "goldgate"
-    argv = [str(script)] if script.exists() else [sys.executable, "-m", "goldgate.cli"]
+    argv = [str(script)] if script.exists() else [sys.executable, "-m", "goldgate.cli.main"]
     begin = time.perf_counter()
     process = subprocess.Popen(
         [*argv, "run", "-q"], cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE

@@ -115,10 +115,10 @@ def child(
 ) -> dict[str, Any]:
     import numpy as np
 
-    from goldgate import gate
-    from goldgate.compact_stats import CompactStats
-    from goldgate.gate import MetricScores, SuiteScores, evaluate_suite
+    from goldgate.gate import rules as gate
+    from goldgate.gate.rules import MetricScores, SuiteScores, evaluate_suite
     from goldgate.metrics.registry import create_metric
+    from goldgate.model.compact_stats import CompactStats
 
     rng = np.random.default_rng(1)
     metrics = {spec: create_metric(spec) for spec in SPECS}

@@ -93,8 +93,8 @@ def fill_store(directory: Path, runs: int) -> float:
 
 
 def query_library(directory: Path, repeat: int) -> float:
-    from goldgate.config import load_config
     from goldgate.history.query import load_history
+    from goldgate.model.config import load_config
 
     config = load_config(directory)
     times = []
@@ -113,7 +113,7 @@ def timed_command(directory: Path, *args: str) -> tuple[float, float, bytes, int
     mostly measures the other processes.
     """
     script = Path(sys.executable).parent / "goldgate"
-    argv = [str(script)] if script.exists() else [sys.executable, "-m", "goldgate.cli"]
+    argv = [str(script)] if script.exists() else [sys.executable, "-m", "goldgate.cli.main"]
     begin = time.perf_counter()
     process = subprocess.Popen(
         [*argv, *args], cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
@@ -146,8 +146,8 @@ def run_cli(directory: Path) -> tuple[float, float]:
 
 def record_cost(directory: Path) -> tuple[float, float]:
     """In-process: run() without recording, then record_run alone; seconds of each."""
-    from goldgate.config import load_config
     from goldgate.history.recording import record_run
+    from goldgate.model.config import load_config
     from goldgate.runner import run
 
     config = load_config(directory)
@@ -201,7 +201,7 @@ def main() -> int:
         predictions.mkdir()
         (predictions / "bench.jsonl").write_bytes((project / "blessed.jsonl").read_bytes())
         subprocess.run(
-            [sys.executable, "-m", "goldgate.cli", "bless", "-q"],
+            [sys.executable, "-m", "goldgate.cli.main", "bless", "-q"],
             cwd=project,
             check=True,
             capture_output=True,

@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scale import generate
-from goldgate.goldens import load_goldens
-from goldgate.systems import read_predictions
+from goldgate.model.goldens import load_goldens
+from goldgate.systems.obtain import read_predictions
 
 
 def measure(directory: Path, repeat: int) -> dict[str, float]:

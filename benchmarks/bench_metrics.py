@@ -109,7 +109,7 @@ def run_process(argv: list[str]) -> Run:
 
 def goldgate_command(corpus: Path, specs: list[str]) -> list[str]:
     script = Path(sys.executable).parent / "goldgate"
-    head = [str(script)] if script.exists() else [sys.executable, "-m", "goldgate.cli"]
+    head = [str(script)] if script.exists() else [sys.executable, "-m", "goldgate.cli.main"]
     return [*head, "score", str(corpus), *(f"--metric={spec}" for spec in specs), "--json"]
 
 

@@ -183,7 +183,7 @@ def _tree_rss(pid: int, cpu: dict[int, float] | None = None) -> int:
 def measure(directory: Path, argv: list[str]) -> tuple[float, float, int, float]:
     """Run ``goldgate ARGV`` in ``directory``: wall seconds, peak tree MiB, exit code, CPU s."""
     script = Path(sys.executable).parent / "goldgate"
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "goldgate.cli"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "goldgate.cli.main"]
     begin = time.perf_counter()
     process = subprocess.Popen(
         [*command, *argv], cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -246,10 +246,10 @@ def share_child(argv: list[str]) -> int:
     line loads NumPy), so the thread's CPU time is theirs alone; a pool's workers would not
     be counted, hence ``--jobs 1``.
     """
-    from goldgate import cli
+    from goldgate.cli import main as cli
 
     cli._single_threaded_blas()
-    import goldgate.gate as gate
+    import goldgate.gate.rules as gate
     import goldgate.runner as runner
 
     spent = {"scoring_cpu": 0.0, "bootstrap_cpu": 0.0}

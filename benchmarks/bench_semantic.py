@@ -38,7 +38,7 @@ CHILD = (
     "cpu, peak = usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024\n"
     "print(f'BENCH {{elapsed:.4f}} {{cpu:.4f}} {{peak:.1f}}', file=sys.stderr)\n"
 )
-GOLDGATE = "from goldgate.cli import main\ncode = main(sys.argv[1:])\nassert code == 0, code"
+GOLDGATE = "from goldgate.cli.main import main\ncode = main(sys.argv[1:])\nassert code == 0, code"
 BARE = """
 import json
 import numpy as np

@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from goldgate.config import SystemConfig
-from goldgate.goldens import load_goldens
-from goldgate.systems import obtain_outputs
+from goldgate.model.config import SystemConfig
+from goldgate.model.goldens import load_goldens
+from goldgate.systems.obtain import obtain_outputs
 
 ECHO = (
     "import json, sys\n"

@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 
 
 def start_bless(root: str, suite: str) -> int:

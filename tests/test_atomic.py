@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from goldgate import atomic
-from goldgate.atomic import write_text_atomic
+from goldgate.io import atomic
+from goldgate.io.atomic import write_text_atomic
 
 
 def test_writes_and_replaces(tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from goldgate import atomic
-from goldgate.baseline import (
+from goldgate.errors import BaselineError
+from goldgate.io import atomic
+from goldgate.model.baseline import (
     Baseline,
     BaselineExample,
     BaselineMetric,
@@ -25,7 +26,6 @@ from goldgate.baseline import (
     verify_suite,
     write_baseline,
 )
-from goldgate.errors import BaselineError
 
 
 def make_baseline(score_shift: float = 0.0, samples: int = 1) -> Baseline:

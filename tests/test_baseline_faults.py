@@ -13,8 +13,8 @@ import random
 import time
 from pathlib import Path
 
-from goldgate.atomic import locked, remove_stale_temporaries
-from goldgate.baseline import read_baseline
+from goldgate.io.atomic import locked, remove_stale_temporaries
+from goldgate.model.baseline import read_baseline
 from tests.bless_child import bless, kill, start_bless, wait, warm_up
 
 ROUNDS = 30

@@ -24,16 +24,17 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from goldgate import baseline as baseline_module
-from goldgate import compact_stats, gate, goldens
-from goldgate import result as result_module
-from goldgate.compact_stats import CompactStats, Statistics, take
-from goldgate.config import load_config
 from goldgate.errors import InputError
-from goldgate.goldens import GoldenRecord, content_hash, split_lines
-from goldgate.inputs import MAX_NESTING, loads_json
-from goldgate.metrics import parallel
-from goldgate.result import ExampleResult, RunResult, SuiteResult, Verdict
+from goldgate.execution import pool as parallel
+from goldgate.gate import rules as gate
+from goldgate.io.inputs import MAX_NESTING, loads_json
+from goldgate.model import baseline as baseline_module
+from goldgate.model import compact_stats, goldens
+from goldgate.model import result as result_module
+from goldgate.model.compact_stats import CompactStats, Statistics, take
+from goldgate.model.config import load_config
+from goldgate.model.goldens import GoldenRecord, content_hash, split_lines
+from goldgate.model.result import ExampleResult, RunResult, SuiteResult, Verdict
 from goldgate.runner import bless, bless_reviewed, run
 from tests.metrics.test_parallel import WORDS
 
@@ -280,7 +281,7 @@ def test_nesting_is_refused_beyond_the_limit_whether_or_not_it_is_walked(depth: 
 def test_the_bootstrap_commands_load_numpy_with_one_blas_thread_and_leave_no_trace() -> None:
     code = (
         "import os, sys\n"
-        "from goldgate.cli import _single_threaded_blas\n"
+        "from goldgate.cli.main import _single_threaded_blas\n"
         "_single_threaded_blas()\n"
         "assert 'numpy' in sys.modules\n"
         "assert 'OPENBLAS_NUM_THREADS' not in os.environ\n"
@@ -295,7 +296,7 @@ def test_an_empty_blas_thread_count_is_no_choice() -> None:
     # still loads it with one, and leaves the variable as it found it
     code = (
         "import os, sys\n"
-        "from goldgate.cli import _single_threaded_blas\n"
+        "from goldgate.cli.main import _single_threaded_blas\n"
         "_single_threaded_blas()\n"
         "import numpy\n"
         "assert os.environ['OPENBLAS_NUM_THREADS'] == ''\n"
@@ -323,7 +324,7 @@ def test_score_loads_numpy_with_one_blas_thread(tmp_path: Path) -> None:
     data.write_text('{"candidate": "a cat", "references": ["the cat"]}\n')
     code = (
         "import os, sys\n"
-        "from goldgate.cli import main\n"
+        "from goldgate.cli.main import main\n"
         f"assert main(['score', {str(data)!r}, '--metric=bleu', '--json']) == 0\n"
         "assert 'numpy' in sys.modules\n"
         "assert 'OPENBLAS_NUM_THREADS' not in os.environ\n"

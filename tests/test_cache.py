@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.cache import OutputCache, input_hash, read_entries
 from goldgate.errors import GoldgateError
+from goldgate.systems.cache import OutputCache, input_hash, read_entries
 
 IDENTITY = {"kind": "command", "argv": ["python", "app.py"], "env": {}}
 
@@ -114,7 +114,7 @@ def test_each_put_is_on_disk_before_a_sigkill(tmp_path: Path) -> None:
         f"""
         import os, signal
         from pathlib import Path
-        from goldgate.cache import OutputCache
+        from goldgate.systems.cache import OutputCache
         cache = OutputCache(Path({str(tmp_path)!r}), "qa", {IDENTITY!r})
         for i in range(50):
             cache.put((f"id-{{i}}", "h", 0), "out " * i)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from goldgate import cli
-from goldgate.config import load_config
-from goldgate.goldens import load_goldens
+from goldgate.cli import main as cli
+from goldgate.model.config import load_config
+from goldgate.model.goldens import load_goldens
 from goldgate.runner import bless, check
 
 N = 5000  # packed (PACK_MIN_EXAMPLES): the suites check settles from the file's hash

@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from goldgate import baseline as baseline_module
-from goldgate import goldens as goldens_module
 from goldgate import runner
-from goldgate.baseline import blessed_nrefs, read_baseline
-from goldgate.cli import main
-from goldgate.config import Config, load_config
+from goldgate.cli.main import main
 from goldgate.errors import BaselineError
+from goldgate.model import baseline as baseline_module
+from goldgate.model import goldens as goldens_module
+from goldgate.model.baseline import blessed_nrefs, read_baseline
+from goldgate.model.config import Config, load_config
 from goldgate.runner import SuiteCheck, bless, check
 from tests.test_scale import make_project
 
@@ -178,7 +178,7 @@ def test_check_describes_a_change_as_the_run_does(
     packed: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``check`` counts what changed without the old scores; the counts are the run's."""
-    from goldgate.golden_change import change_since, describe, describe_against
+    from goldgate.gate.golden_change import change_since, describe, describe_against
     from goldgate.runner import create_suite_metrics, load_suite_goldens
 
     config = _project(tmp_path, monkeypatch, packed=packed)
@@ -203,7 +203,7 @@ def test_check_describes_a_change_as_the_run_does(
 def _repacked_outputs(document: dict[str, Any], outputs: list[list[str]]) -> None:
     """The suite's outputs block replaced by ``outputs`` under a right sha256, as a hand edit
     of a baseline from before the binding digest (so nothing else disagrees with it)."""
-    from goldgate.packed import pack_json
+    from goldgate.model.packed import pack_json
 
     suite = document["suites"]["gen"]
     sha256, data = pack_json(outputs)

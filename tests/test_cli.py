@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 
 GOLDGATE = Path(sys.executable).parent / "goldgate"
 
@@ -89,7 +89,7 @@ def test_a_stop_signal_ignored_at_start_stays_ignored(monkeypatch: pytest.Monkey
         seen["quit"] = signal.getsignal(signal.SIGQUIT)
         return 0
 
-    monkeypatch.setattr("goldgate.commands.schema.run", run)
+    monkeypatch.setattr("goldgate.cli.commands.schema.run", run)
     previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
     try:
         assert main(["schema"]) == 0
@@ -128,9 +128,9 @@ def test_the_jobs_help_quotes_the_engines_threshold(
 ) -> None:
     """The automatic pool starts at ``PARALLEL_MIN_EXAMPLES`` examples; help texts said 5,000
     where the code said 30,000. The configuration's description and the README quote it too."""
-    from goldgate.config import EngineConfig
+    from goldgate.execution.pool import resolve_jobs
     from goldgate.metrics import PARALLEL_MIN_EXAMPLES
-    from goldgate.metrics.parallel import resolve_jobs
+    from goldgate.model.config import EngineConfig
 
     assert resolve_jobs(None, PARALLEL_MIN_EXAMPLES - 1) == 1
     quoted = f"{PARALLEL_MIN_EXAMPLES:,}"

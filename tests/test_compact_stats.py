@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.compact_stats import (
+from goldgate.gate.stats import _flatten, compare_many
+from goldgate.metrics.registry import create_metric
+from goldgate.model.compact_stats import (
     CompactBuilder,
     CompactStats,
     GappedStats,
@@ -18,8 +20,6 @@ from goldgate.compact_stats import (
     stacked_samples,
     take,
 )
-from goldgate.metrics.registry import create_metric
-from goldgate.stats import _flatten, compare_many
 
 
 def _stats(seed: int, samples: int, n: int) -> npt.NDArray[np.float64]:
@@ -137,9 +137,9 @@ def test_integer_totals_that_float64_could_not_hold_are_left_to_the_float_sum() 
 def test_scores_of_compact_statistics_are_those_of_the_array() -> None:
     """Per-example and corpus scores of compact statistics, taken without expanding them
     whole, equal those of the float64 array for every built-in metric family."""
-    from goldgate.gate import components_of, example_scores
+    from goldgate.gate.rules import components_of, example_scores
+    from goldgate.gate.stats import sample_score
     from goldgate.metrics.engine import score_corpus
-    from goldgate.stats import sample_score
 
     rng = np.random.default_rng(11)
     words = ["a", "the", "cat", "sat", "on", "mat", "dog", "."]
@@ -189,7 +189,7 @@ def test_compact_statistics_pack_to_the_bytes_of_their_float64_array(
 ) -> None:
     """Packed a column at a time, in the type the column needs now (a subset may need a
     narrower one than the set it was taken from), as the float64 array would be packed."""
-    from goldgate.packed import pack_column_list, pack_columns
+    from goldgate.model.packed import pack_column_list, pack_columns
 
     array = _stats(seed, samples, n)
     array[:, :1, 2] = 2.0**40  # eight bytes in the first example only

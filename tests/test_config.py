@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from goldgate.config import (
+from goldgate.errors import ConfigError, GoldgateError, MetricError
+from goldgate.model.config import (
     Config,
     GateRule,
     SignificanceConfig,
@@ -21,7 +22,6 @@ from goldgate.config import (
     load_config,
     parse_config,
 )
-from goldgate.errors import ConfigError, GoldgateError, MetricError
 
 VALID = """\
 version: 1

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from goldgate import console
-from goldgate.cli import main
+from goldgate.cli.main import main
+from goldgate.terminal import console
 
 GOLDGATE = Path(sys.executable).parent / "goldgate"
 

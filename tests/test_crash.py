@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 from goldgate.crash import EXIT_INTERNAL, save_traceback
 from goldgate.errors import describe_exception
 from tests.crashes import CRASH_TEXT, crash_env
@@ -41,7 +41,7 @@ def _saved_path(stderr: str) -> Path:
         (["run", "-q"], "goldgate.runner:score_suite"),
         (["bless", "-q"], "goldgate.runner:score_suite"),
         (["check"], "goldgate.runner:check"),
-        (["schema"], "goldgate.config:config_json_schema"),
+        (["schema"], "goldgate.model.config:config_json_schema"),
     ],
 )
 def test_a_crash_in_any_command_exits_3_with_the_traceback_in_a_file(
@@ -79,7 +79,7 @@ def test_the_traceback_goes_to_the_temp_dir_when_dot_goldgate_is_not_writable(
     def boom(args: object) -> int:
         raise _Unprintable()
 
-    monkeypatch.setattr("goldgate.commands.schema.run", boom)
+    monkeypatch.setattr("goldgate.cli.commands.schema.run", boom)
     assert main(["schema"]) == EXIT_INTERNAL
     saved = _saved_path(capsys.readouterr().err)
     assert saved.parent == elsewhere
@@ -106,7 +106,7 @@ def test_sigint_is_130_and_never_a_crash(
     def interrupted(args: object) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("goldgate.commands.schema.run", interrupted)
+    monkeypatch.setattr("goldgate.cli.commands.schema.run", interrupted)
     assert main(["schema"]) == 130
     assert capsys.readouterr().err == "goldgate: interrupted\n"
     assert not (tmp_path / ".goldgate").exists()

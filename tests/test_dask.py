@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from goldgate.baseline import Baseline, dumps_baseline
-from goldgate.compact_stats import as_float
-from goldgate.config import Config, DaskConfig, load_config
-from goldgate.dask_engine import DaskWorkerError, client_for, close_clients, result_of
 from goldgate.errors import GoldenSetError, GoldgateError, InputError, SystemRunError, UsageError
-from goldgate.metrics import parallel
+from goldgate.execution import pool as parallel
+from goldgate.execution.dask.engine import DaskWorkerError, client_for, close_clients, result_of
 from goldgate.metrics.registry import FunctionMetric
+from goldgate.model.baseline import Baseline, dumps_baseline
+from goldgate.model.compact_stats import as_float
+from goldgate.model.config import Config, DaskConfig, load_config
 from goldgate.runner import bless, check, run, score_suite
 from tests.test_scale import make_project
 
@@ -532,7 +532,7 @@ def test_check_reads_a_glob_on_the_cluster_given_on_the_command_line(
     capsys: pytest.CaptureFixture[str],
     cluster: str,
 ) -> None:
-    from goldgate.cli import main
+    from goldgate.cli.main import main
 
     make_project(tmp_path, 60, seed=3)
     monkeypatch.chdir(tmp_path)
@@ -556,8 +556,8 @@ def _said(capsys: pytest.CaptureFixture[str]) -> str:
 
 
 def test_each_golden_partition_receives_only_the_predictions_it_joins(cluster: str) -> None:
-    from goldgate.dask_data import _shuffle
-    from goldgate.dask_engine import client_for
+    from goldgate.execution.dask.data import _shuffle
+    from goldgate.execution.dask.engine import client_for
 
     client = client_for(cluster)
     first = client.submit(list, [("a", 1, ["x"]), ("c", 2, ["y"])], pure=False)
@@ -587,7 +587,7 @@ def _local_fs() -> Any:
 def test_a_partition_that_is_not_a_regular_file_is_refused_not_read(
     tmp_path: Path, kind: str
 ) -> None:
-    from goldgate import dask_data
+    from goldgate.execution.dask import data as dask_data
 
     # Listed as a file, then replaced (or a store that says "file" for a device): the worker
     # opens it as every local input is opened.
@@ -606,7 +606,8 @@ def test_a_partition_past_the_cap_is_refused(
 ) -> None:
     from fsspec.implementations.memory import MemoryFileSystem
 
-    from goldgate import dask_data, inputs
+    from goldgate.execution.dask import data as dask_data
+    from goldgate.io import inputs
 
     line = b'{"id": "a", "input": "q", "reference": "r"}\n'
     if local:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from goldgate.result import RunResult
+from goldgate.model.result import RunResult
 
 
 def _command() -> list[str]:
@@ -25,7 +25,7 @@ def _command() -> list[str]:
     if script.exists():
         return [str(script)]
     found = shutil.which("goldgate")
-    return [found] if found else [sys.executable, "-m", "goldgate.cli"]
+    return [found] if found else [sys.executable, "-m", "goldgate.cli.main"]
 
 
 GOLDGATE = _command()

@@ -19,13 +19,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from goldgate import result as result_module
-from goldgate.config import load_config
-from goldgate.gitinfo import work_tree
-from goldgate.goldens import GoldenRecord
 from goldgate.history.recording import run_record
 from goldgate.history.store import RunRecord, _json_list
-from goldgate.result import (
+from goldgate.io.git import work_tree
+from goldgate.model import result as result_module
+from goldgate.model.config import load_config
+from goldgate.model.goldens import GoldenRecord
+from goldgate.model.result import (
     ExampleColumns,
     ExampleResult,
     ExampleRows,

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from goldgate.config import load_config
 from goldgate.examples import systems
-from goldgate.goldens import load_goldens
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.registry import create_metric
-from goldgate.result import CheckStatus, Verdict
+from goldgate.model.config import load_config
+from goldgate.model.goldens import load_goldens
+from goldgate.model.result import CheckStatus, Verdict
 from goldgate.runner import bless, check, run
 
 ROOT = Path(__file__).resolve().parents[1]

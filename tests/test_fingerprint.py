@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from goldgate import fingerprint
-from goldgate.fingerprint import code_fingerprint, fingerprint_change
+from goldgate.systems import fingerprint
+from goldgate.systems.fingerprint import code_fingerprint, fingerprint_change
 
 
 def git(root: Path, *args: str) -> None:
@@ -71,7 +71,7 @@ def test_an_untracked_link_to_dev_zero_is_not_read(repo: Path) -> None:
         import resource
         from pathlib import Path
         resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
-        from goldgate.fingerprint import code_fingerprint
+        from goldgate.systems.fingerprint import code_fingerprint
         print(code_fingerprint(Path({str(repo)!r}))["paths"])
         """
     )

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.baseline import BaselineExample, BaselineMetric, SuiteBaseline
 from goldgate.errors import ConfigError
-from goldgate.gate import MetricScores, SuiteScores, combine_verdicts, evaluate_suite
+from goldgate.gate.rules import MetricScores, SuiteScores, combine_verdicts, evaluate_suite
+from goldgate.gate.stats import as_stats_array
 from goldgate.metrics.base import Metric, Stats
-from goldgate.result import CheckStatus, Verdict
-from goldgate.stats import as_stats_array
+from goldgate.model.baseline import BaselineExample, BaselineMetric, SuiteBaseline
+from goldgate.model.result import CheckStatus, Verdict
 from tests.gate_metrics import accuracy, overlap, right_wrong
 
 
@@ -341,7 +341,7 @@ def test_order_of_the_golden_file_does_not_matter(
 def test_threads_measure_the_suite_and_slices_exactly_as_one_thread(
     tiled: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from goldgate import stats
+    from goldgate.gate import stats
 
     if tiled:  # the large-set path, small enough for a test
         monkeypatch.setattr(stats, "_TILED_ABOVE", 50)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.gate import SuiteEvaluation, evaluate_suite
-from goldgate.result import CheckStatus, Verdict
+from goldgate.gate.rules import SuiteEvaluation, evaluate_suite
+from goldgate.model.result import CheckStatus, Verdict
 from tests.gate_metrics import accuracy, error_rate, right_wrong, wrong_right
 from tests.test_gate import Rule, Significance, baseline_of, by_rule, lose, pattern, scored
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.github import (
+from goldgate.github.pull_request import (
     COMMENT_MARKER,
     MAX_COMMENT_CHARS,
     CommentOutcome,
@@ -21,7 +21,7 @@ from goldgate.github import (
     upsert_comment,
     write_step_outputs,
 )
-from goldgate.result import (
+from goldgate.model.result import (
     CheckResult,
     CheckStatus,
     ExampleResult,
@@ -298,7 +298,7 @@ def test_run_in_a_subdirectory_annotates_repository_relative_paths(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The action's ``working-directory``: GitHub resolves ``file=`` from the repository root."""
-    from goldgate.cli import main
+    from goldgate.cli.main import main
 
     project = tmp_path / "services" / "qa"
     project.mkdir(parents=True)
@@ -346,7 +346,7 @@ def test_a_slice_check_points_at_the_worst_example_of_its_slice() -> None:
 
 
 def test_report_url_is_taken_only_when_it_is_an_http_url() -> None:
-    from goldgate.github import report_url
+    from goldgate.github.pull_request import report_url
 
     url = "https://example.github.io/pr-7/report.html"
     assert report_url({"GOLDGATE_REPORT_URL": f" {url} "}) == url
@@ -358,7 +358,7 @@ def test_report_url_is_taken_only_when_it_is_an_http_url() -> None:
 def test_the_job_summary_links_examples_to_the_published_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from goldgate.cli import main
+    from goldgate.cli.main import main
     from goldgate.report import write_reports
     from tests.report.fixtures import make_result
 

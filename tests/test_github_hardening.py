@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.cli import main
-from goldgate.github import ACTIONS_BOT, COMMENT_MARKER, MAX_PAGES, comment_marker
+from goldgate.cli.main import main
+from goldgate.github.pull_request import ACTIONS_BOT, COMMENT_MARKER, MAX_PAGES, comment_marker
 from tests.fake_github import FakeGitHub, fake_github
 from tests.test_github import regressed_result
 
@@ -265,7 +265,7 @@ def test_an_api_url_that_is_not_a_url_is_a_warning(
 
 def test_pagination_stops_when_its_time_is_up(project: Path) -> None:
     """The time budget, with a clock that jumps a minute per look (no real waiting)."""
-    from goldgate.github import MAX_SEARCH_S, _Api, _ApiError, _existing_comments
+    from goldgate.github.pull_request import MAX_SEARCH_S, _Api, _ApiError, _existing_comments
 
     ticks = iter(range(0, 10_000, 60))
     with fake_github(endless_pages=True) as api:

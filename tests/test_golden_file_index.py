@@ -16,13 +16,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from goldgate import baseline as baseline_module
-from goldgate import golden_file_index, runner
-from goldgate.baseline import read_baseline
-from goldgate.config import Config, load_config
+from goldgate import runner
 from goldgate.errors import BaselineError
-from goldgate.golden_file_index import compare_records, file_chunks
-from goldgate.goldens import load_goldens
+from goldgate.model import baseline as baseline_module
+from goldgate.model import golden_index as golden_file_index
+from goldgate.model.baseline import read_baseline
+from goldgate.model.config import Config, load_config
+from goldgate.model.golden_index import compare_records, file_chunks
+from goldgate.model.goldens import load_goldens
 from goldgate.runner import SuiteCheck, bless, check
 from tests.test_scale import make_project
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from goldgate import golden_records
-from goldgate.golden_records import (
+from goldgate.model import golden_records
+from goldgate.model.golden_records import (
     NO_META,
     GoldenRecord,
     PackedRecords,
@@ -24,7 +24,7 @@ from goldgate.golden_records import (
     record_tags,
     reference_counts,
 )
-from goldgate.goldens import GoldenSet, load_goldens
+from goldgate.model.goldens import GoldenSet, load_goldens
 
 #: text with characters of every width (Latin-1, the BMP, astral) and none
 _TEXT = st.text(alphabet=st.sampled_from('ab é\u00ff\u4e2d\U0001f600\n"\\'), max_size=6)

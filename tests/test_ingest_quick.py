@@ -19,10 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from goldgate import golden_records, goldens
-from goldgate.baseline import SuiteBaseline, verify_suite
 from goldgate.errors import BaselineError, GoldenSetError, GoldgateError, InputError
-from goldgate.goldens import (
+from goldgate.io.inputs import free_of_duplicates, loads_json, loads_json_carefully
+from goldgate.model import golden_records, goldens
+from goldgate.model.baseline import SuiteBaseline, verify_suite
+from goldgate.model.goldens import (
     GoldenRecord,
     GoldenSet,
     content_hash,
@@ -33,7 +34,6 @@ from goldgate.goldens import (
     record_digest,
     validated_records,
 )
-from goldgate.inputs import free_of_duplicates, loads_json, loads_json_carefully
 
 # -- references: how golden sets were read before the quick ways ------------------------------
 
@@ -401,7 +401,7 @@ def test_a_packed_baseline_with_other_digests_is_still_refused(tmp_path: Path) -
 def reference_predictions(path: Path, golden: GoldenSet, samples: int) -> Any:
     """read_predictions as it was: every line the careful way, every check in turn."""
     from goldgate.errors import SystemRunError
-    from goldgate.systems import _prediction_outputs, prediction_id
+    from goldgate.systems.obtain import _prediction_outputs, prediction_id
 
     try:
         text = read_utf8(path, InputError, what="predictions file")
@@ -451,7 +451,7 @@ def test_predictions_read_as_the_careful_way_reads_them(
     tmp_path: Path, rows: list[str], samples: int
 ) -> None:
     from goldgate.errors import SystemRunError
-    from goldgate.systems import read_predictions
+    from goldgate.systems.obtain import read_predictions
 
     golden = GoldenSet(
         "qa",

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from goldgate import memory
-from goldgate.memory import release_free_memory
+from goldgate.execution import memory
+from goldgate.execution.memory import release_free_memory
 
 
 def _resident() -> int:
@@ -37,7 +37,7 @@ def test_freed_heap_blocks_are_given_back() -> None:
 
 ARENAS = """\
 import ctypes, sys, threading
-from goldgate.memory import one_heap_arena
+from goldgate.execution.memory import one_heap_arena
 if sys.argv[1] == "one":
     assert one_heap_arena()
 def allocate():
@@ -64,7 +64,7 @@ def test_threads_share_one_heap_arena_when_asked(how: str, arenas: int) -> None:
 def test_the_bootstrapping_commands_ask_for_one_arena(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from goldgate import cli
+    from goldgate.cli import main as cli
 
     asked: list[str] = []
     monkeypatch.setattr(memory, "one_heap_arena", lambda: asked.append("arena") or True)

@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from goldgate import baseline as baseline_module
-from goldgate.baseline import (
+from goldgate.errors import BaselineError
+from goldgate.model import baseline as baseline_module
+from goldgate.model.baseline import (
     Baseline,
     BaselineMetric,
     SuiteBaseline,
@@ -22,10 +23,9 @@ from goldgate.baseline import (
     record_digest,
     write_baseline,
 )
-from goldgate.compact_stats import as_float
-from goldgate.config import load_config
-from goldgate.errors import BaselineError
-from goldgate.packed import (
+from goldgate.model.compact_stats import as_float
+from goldgate.model.config import load_config
+from goldgate.model.packed import (
     PackError,
     pack_bytes,
     pack_columns,
@@ -273,7 +273,7 @@ def test_blessed_outputs_and_positions_are_found_in_any_order(packed: bool) -> N
 
 
 def test_a_packed_suite_shares_the_golden_ids_and_builds_no_table_of_positions() -> None:
-    from goldgate.goldens import RecordDigests
+    from goldgate.model.goldens import RecordDigests
 
     suite = _suite(n=30, samples=1)
     table = baseline_module._TABLES.get(id(suite))

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from goldgate import parquet
-from goldgate.cli import main
+from goldgate.cli.main import main
 from goldgate.errors import GoldenSetError, InputError
-from goldgate.goldens import load_goldens
-from goldgate.systems import read_predictions
+from goldgate.io import parquet
+from goldgate.model.goldens import load_goldens
+from goldgate.systems.obtain import read_predictions
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")

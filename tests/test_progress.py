@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from goldgate.progress import BarProgress, NullProgress, PlainProgress, make_progress
+from goldgate.terminal.progress import BarProgress, NullProgress, PlainProgress, make_progress
 
 
 class FakeTTY(io.StringIO):

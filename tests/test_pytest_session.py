@@ -6,19 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.config import SystemConfig
 from goldgate.errors import GoldgateError
-from goldgate.goldens import GoldenRecord, GoldenSet
-from goldgate.pytest_session import (
-    SHOWN_CHARS,
-    Outcome,
-    metric_table,
-    render_failure,
-    system_settings,
-    worst_regressed,
-    write_predictions,
-)
-from goldgate.result import (
+from goldgate.model.config import SystemConfig
+from goldgate.model.goldens import GoldenRecord, GoldenSet
+from goldgate.model.result import (
     CheckResult,
     CheckStatus,
     ExampleResult,
@@ -28,7 +19,16 @@ from goldgate.result import (
     SuiteResult,
     Verdict,
 )
-from goldgate.systems import read_predictions
+from goldgate.pytest.session import (
+    SHOWN_CHARS,
+    Outcome,
+    metric_table,
+    render_failure,
+    system_settings,
+    worst_regressed,
+    write_predictions,
+)
+from goldgate.systems.obtain import read_predictions
 
 
 def example(

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 import goldgate
-from goldgate.baseline import read_baseline
-from goldgate.config import load_config
 from goldgate.errors import BaselineError, GoldgateError, UsageError
-from goldgate.result import CheckStatus, RunResult, Verdict
+from goldgate.model.baseline import read_baseline
+from goldgate.model.config import load_config
+from goldgate.model.result import CheckStatus, RunResult, Verdict
 from goldgate.runner import bless, check, run
 
 CONFIG = """\
@@ -467,8 +467,8 @@ def test_a_suite_missing_from_the_baseline_gets_a_hint(project: Project) -> None
 def test_the_history_takes_the_digests_the_golden_set_computed_as_it_was_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from goldgate import goldens
     from goldgate.history import recording
+    from goldgate.model import goldens
 
     project = Project(tmp_path)
     config = project.config()

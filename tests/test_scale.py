@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from goldgate.config import load_config
-from goldgate.metrics import parallel
+from goldgate.execution import pool as parallel
+from goldgate.model.config import load_config
 from goldgate.runner import bless, run
 from tests.metrics.test_parallel import WORDS
 
@@ -84,7 +84,7 @@ def test_tiled_bootstrap_draws_the_same_resamples(monkeypatch: pytest.MonkeyPatc
     """Large sets are resampled in tiles; the resamples and integer sums do not change."""
     import numpy as np
 
-    from goldgate import stats
+    from goldgate.gate import stats
 
     rng = np.random.default_rng(4)
     n = 230

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate import stats
-from goldgate.stats import (
+from goldgate.gate import stats
+from goldgate.gate.stats import (
     as_stats_array,
     compare,
     compare_many,

@@ -16,8 +16,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from goldgate import stats
-from goldgate.compact_stats import CompactStats, GappedStats
+from goldgate.gate import stats
+from goldgate.model.compact_stats import CompactStats, GappedStats
 
 FloatArray = Any
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import goldgate.stats as stats
+import goldgate.gate.stats as stats
+from goldgate.gate.stats import compare, compare_many
 from goldgate.metrics.registry import create_metric
-from goldgate.stats import compare, compare_many
 
 
 def _exact(rng: np.random.Generator, p: np.ndarray, samples: int) -> np.ndarray:

@@ -20,12 +20,17 @@ from typing import Any
 
 import pytest
 
-from goldgate import systems
-from goldgate.cache import OutputCache, read_entries
-from goldgate.config import SystemConfig
 from goldgate.errors import InputError, SystemRunError
-from goldgate.goldens import GoldenSet, load_goldens
-from goldgate.systems import command_identity, obtain_outputs, read_predictions, system_identity
+from goldgate.model.config import SystemConfig
+from goldgate.model.goldens import GoldenSet, load_goldens
+from goldgate.systems import obtain as systems
+from goldgate.systems.cache import OutputCache, read_entries
+from goldgate.systems.obtain import (
+    command_identity,
+    obtain_outputs,
+    read_predictions,
+    system_identity,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -647,9 +652,9 @@ from pathlib import Path
 # A process started with SIGINT ignored (a background job of a non-interactive shell, as a CI
 # step or `cmd &` may be) passes that on, and Python then never raises KeyboardInterrupt.
 signal.signal(signal.SIGINT, signal.default_int_handler)
-from goldgate.config import SystemConfig
-from goldgate.goldens import load_goldens
-from goldgate.systems import obtain_outputs
+from goldgate.model.config import SystemConfig
+from goldgate.model.goldens import load_goldens
+from goldgate.systems.obtain import obtain_outputs
 root = Path(sys.argv[1])
 system = SystemConfig.model_validate_json(sys.argv[2])
 golden = load_goldens(root / "qa.jsonl", "qa")
@@ -718,7 +723,7 @@ def test_killing_goldgate_midway_loses_no_paid_output(
 
 
 def test_the_first_lines_of_ids_are_a_mapping_over_golden_and_other_ids() -> None:
-    from goldgate.systems import _FirstLines
+    from goldgate.systems.obtain import _FirstLines
 
     lines = _FirstLines({"a": 0, "b": 1})
     lines.note(1, 7)

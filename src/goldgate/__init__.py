@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from goldgate._version import __version__
 
 if TYPE_CHECKING:
-    from goldgate.config import Config, load_config
-    from goldgate.result import RunResult, Verdict
+    from goldgate.model.config import Config, load_config
+    from goldgate.model.result import RunResult, Verdict
     from goldgate.runner import bless, check, run
 
 __all__ = [
@@ -34,10 +34,10 @@ __all__ = [
 ]
 
 _LAZY = {
-    "Config": "goldgate.config",
-    "load_config": "goldgate.config",
-    "RunResult": "goldgate.result",
-    "Verdict": "goldgate.result",
+    "Config": "goldgate.model.config",
+    "load_config": "goldgate.model.config",
+    "RunResult": "goldgate.model.result",
+    "Verdict": "goldgate.model.result",
     "run": "goldgate.runner",
     "bless": "goldgate.runner",
     "check": "goldgate.runner",

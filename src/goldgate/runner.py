@@ -1,7 +1,7 @@
 """The one orchestration every face calls: config → goldens → outputs → scores → verdict.
 
 ``run`` scores every suite, compares it with the baseline and returns the whole
-:class:`~goldgate.result.RunResult`; ``bless`` writes the baseline from a fresh scoring;
+:class:`~goldgate.model.result.RunResult`; ``bless`` writes the baseline from a fresh scoring;
 ``check`` validates configuration, golden sets and baseline without running the system.
 The library never prints or exits: problems are typed :class:`~goldgate.errors.GoldgateError`
 exceptions, or, when they concern one suite of a run, that suite's ``error`` and the
@@ -25,8 +25,41 @@ from typing import Any
 import numpy as np
 
 from goldgate._version import __version__
-from goldgate.atomic import locked
-from goldgate.baseline import (
+from goldgate.errors import (
+    BaselineError,
+    GoldgateError,
+    MetricError,
+    SystemRunError,
+    UsageError,
+    describe_exception,
+    where_raised,
+)
+from goldgate.execution import pool as parallel
+from goldgate.execution.memory import release_free_memory
+from goldgate.execution.pool import resolve_jobs, score_chunks_compact
+from goldgate.gate.drift import Anchors, drift_checks
+from goldgate.gate.golden_change import (
+    change_since,
+    describe,
+    describe_against,
+    removed_check,
+    with_blessed_outputs,
+)
+from goldgate.gate.rules import (
+    MetricScores,
+    SuiteEvaluation,
+    SuiteScores,
+    combine_verdicts,
+    components_of,
+    evaluate_suite,
+    sample_scores,
+    verdict_of,
+)
+from goldgate.gate.stats import FloatArray, sample_score
+from goldgate.io.atomic import locked
+from goldgate.metrics.batch import BatchMetric, MetricContext
+from goldgate.metrics.engine import MetricComputeError, score_corpus
+from goldgate.model.baseline import (
     Baseline,
     BaselineMetric,
     BlessedOutputs,
@@ -40,52 +73,19 @@ from goldgate.baseline import (
     verify_suite,
     write_baseline,
 )
-from goldgate.compact_stats import CompactStats, as_float, stacked_samples
-from goldgate.config import Config, DaskConfig
-from goldgate.drift import Anchors, drift_checks
-from goldgate.errors import (
-    BaselineError,
-    GoldgateError,
-    MetricError,
-    SystemRunError,
-    UsageError,
-    describe_exception,
-    where_raised,
-)
-from goldgate.gate import (
-    MetricScores,
-    SuiteEvaluation,
-    SuiteScores,
-    combine_verdicts,
-    components_of,
-    evaluate_suite,
-    sample_scores,
-    verdict_of,
-)
-from goldgate.golden_change import (
-    change_since,
-    describe,
-    describe_against,
-    removed_check,
-    with_blessed_outputs,
-)
-from goldgate.golden_file_index import FileComparison, compare_records, file_chunks
-from goldgate.golden_records import record_references, record_tags
-from goldgate.goldens import (
+from goldgate.model.compact_stats import CompactStats, as_float, stacked_samples
+from goldgate.model.config import Config, DaskConfig
+from goldgate.model.golden_index import FileComparison, compare_records, file_chunks
+from goldgate.model.golden_records import record_references, record_tags
+from goldgate.model.goldens import (
     GoldenSet,
     golden_file_hash,
     golden_format,
     is_dataset,
     load_goldens,
 )
-from goldgate.memory import release_free_memory
-from goldgate.metrics import parallel
-from goldgate.metrics.batch import BatchMetric, MetricContext
-from goldgate.metrics.engine import MetricComputeError, score_corpus
-from goldgate.metrics.parallel import resolve_jobs, score_chunks_compact
-from goldgate.packed import PackError
-from goldgate.progress import ProgressReporter
-from goldgate.result import (
+from goldgate.model.packed import PackError
+from goldgate.model.result import (
     CacheUse,
     CheckStatus,
     ExampleColumns,
@@ -97,7 +97,7 @@ from goldgate.result import (
     SuiteResult,
     Verdict,
 )
-from goldgate.stats import FloatArray, sample_score
+from goldgate.terminal.progress import ProgressReporter
 
 RESULT_FILENAME = "result.json"
 
@@ -408,8 +408,8 @@ def _score_reusing(
     config: Config, name: str, reviewed: RunResult | None, progress: ProgressReporter | None
 ) -> ScoredSuite:
     """Score a suite for bless, with the reviewed run's outputs when they stand for today's."""
-    from goldgate.cache import identity_digest
-    from goldgate.systems import system_identity
+    from goldgate.systems.cache import identity_digest
+    from goldgate.systems.obtain import system_identity
 
     system = config.system_for(name)
     previous = next((s for s in (reviewed.suites if reviewed else []) if s.name == name), None)
@@ -647,11 +647,11 @@ def score_suite(
     reviewed: the system is called only for the other examples. A predictions file is read
     whole, since reading it costs nothing.
     """
-    from goldgate.systems import collect_outputs
+    from goldgate.systems.obtain import collect_outputs
 
     system = config.system_for(name)
     if _partitions_on_dask(config, name):
-        from goldgate.dask_data import score_predictions_on_dask
+        from goldgate.execution.dask.data import score_predictions_on_dask
 
         return score_predictions_on_dask(config, name, progress)
     golden = load_suite_goldens(config, name)
@@ -720,7 +720,7 @@ def load_suite_goldens(config: Config, name: str) -> GoldenSet:
     """A suite's golden set: its file read here, or a glob/URL read on the Dask cluster."""
     suite = config.suites[name]
     if is_dataset(suite.goldens_location):
-        from goldgate.dask_data import load_goldens_on_dask
+        from goldgate.execution.dask.data import load_goldens_on_dask
 
         return load_goldens_on_dask(config, name)
     return load_goldens(suite.goldens, name)
@@ -735,7 +735,7 @@ def _partitions_on_dask(config: Config, name: str) -> bool:
     if not any(is_dataset(location) for location in locations):
         return False
     if config.engine.dask_address is None:
-        from goldgate.dask_data import needs_cluster
+        from goldgate.execution.dask.data import needs_cluster
 
         raise needs_cluster(name, next(place for place in locations if is_dataset(place)))
     return system.kind == "predictions"
@@ -1288,9 +1288,9 @@ def add_trends(config: Config, results: Sequence[SuiteResult]) -> None:
 
     Outside a git work tree, or before the baseline is committed, there is no trend.
     """
-    from goldgate.gitinfo import GitFailed
     from goldgate.history.query import blessed_trends
     from goldgate.history.timeline import blessed_timeline
+    from goldgate.io.git import GitFailed
 
     gated = {
         id(summary)

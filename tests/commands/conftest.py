@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 
 Tamper = Callable[[dict[str, Any]], None]
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.cli import main
-from goldgate.commands.compare import _Scores, _signed, compare
+from goldgate.cli.commands.compare import _Scores, _signed, compare
+from goldgate.cli.main import main
 
 
 def test_compare_results_and_baselines(scaffold: Path, capsys: pytest.CaptureFixture[str]) -> None:

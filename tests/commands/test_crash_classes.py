@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 
 METRICS = """
 import math

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 from goldgate.errors import InputError
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.registry import metric_from_spec

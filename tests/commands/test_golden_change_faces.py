@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 
 NOTHING = "nothing to compare: 0 shared examples"
 

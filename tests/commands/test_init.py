@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.cli import main
-from goldgate.commands.init import files
-from goldgate.config import load_config
-from goldgate.goldens import load_goldens
+from goldgate.cli.commands.init import files
+from goldgate.cli.main import main
+from goldgate.model.config import load_config
+from goldgate.model.goldens import load_goldens
 
 
 def test_init_writes_a_valid_project(scaffold: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from goldgate.cli import main
-from goldgate.result import RunResult
+from goldgate.cli.main import main
+from goldgate.model.result import RunResult
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:

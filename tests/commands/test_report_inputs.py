@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from goldgate import result as result_module
-from goldgate.cli import main
+from goldgate.cli.main import main
+from goldgate.model import result as result_module
 
 RESULT = "goldgate-report/result.json"
 EXAMPLES = Path("goldgate-report") / "examples.jsonl.gz"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.cli import main
-from goldgate.result import RunResult
+from goldgate.cli.main import main
+from goldgate.model.result import RunResult
 
 
 def _break_qa(root: Path, count: int) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
+from goldgate.model.result import EXAMPLES_FILE
 from goldgate.report import write_reports
-from goldgate.result import EXAMPLES_FILE
 from tests.report.fixtures import make_result
 
 

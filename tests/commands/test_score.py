@@ -12,7 +12,7 @@ import pytest
 import sacrebleu
 from rouge_score import rouge_scorer
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.registry import metric_from_spec
 from tests.shared_data import DATA

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 from tests.history.project import GitProject
 
 HOSTILE = '<script>alert("x")</script> & <img src=x onerror=alert(1)>'

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from goldgate.calibrate import calibrate, pair_rate, suggested_max_drop
-from goldgate.cli import main
-from goldgate.config import load_config
+from goldgate.cli.main import main
+from goldgate.gate.calibrate import calibrate, pair_rate, suggested_max_drop
+from goldgate.model.config import load_config
 from tests.history import noisy
 
 CONFIG = """\

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.config import load_config
-from goldgate.config_write import set_gate_values
 from goldgate.errors import ConfigError, UsageError
+from goldgate.model.config import load_config
+from goldgate.model.config_write import set_gate_values
 
 CONFIG = """\
 version: 1  # top
@@ -82,7 +82,7 @@ def test_a_write_that_fails_is_a_configuration_error(
 
     path = tmp_path / "goldgate.yaml"
     path.write_text(CONFIG)
-    monkeypatch.setattr("goldgate.atomic.os.replace", read_only)
+    monkeypatch.setattr("goldgate.io.atomic.os.replace", read_only)
     with pytest.raises(ConfigError, match="cannot write: Read-only file system; nothing changed"):
         set_gate_values(path, {("a", "bleu", "max_drop"): 2.25})
     assert path.read_text() == CONFIG

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 from tests.history.project import GitProject
 
 

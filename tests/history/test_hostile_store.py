@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 from goldgate.history import store as store_module
 from goldgate.history.store import MetricRecord, RunRecord, SuiteRecord, append_safely, open_store
 from tests.history.project import GitProject

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 from goldgate.history import store as store_module
 from goldgate.history.store import (
     MIGRATIONS,
@@ -97,7 +97,7 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
 
 def test_two_concurrent_goldgate_runs_are_both_recorded(tmp_path: Path) -> None:
     GitProject(tmp_path)
-    command = [sys.executable, "-m", "goldgate.cli", "run", "-q"]
+    command = [sys.executable, "-m", "goldgate.cli.main", "run", "-q"]
     env = {**os.environ, "GOLDGATE_NO_PROGRESS": "1"}
     processes = [
         subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL)
@@ -203,7 +203,7 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_history_config_paths_and_switch(tmp_path: Path) -> None:
-    from goldgate.config import load_config
+    from goldgate.model.config import load_config
 
     GitProject(tmp_path, git=False)
     assert load_config(tmp_path).history.path == tmp_path / ".goldgate" / "history.sqlite"  # type: ignore[union-attr]

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.baseline import read_baseline
-from goldgate.cli import main
-from goldgate.commands.history import parse_since
-from goldgate.config import load_config
+from goldgate.cli.commands.history import parse_since
+from goldgate.cli.main import main
 from goldgate.history.timeline import blessed_timeline
+from goldgate.model.baseline import read_baseline
+from goldgate.model.config import load_config
 from goldgate.runner import bless
 from tests.history.project import GitProject
 

@@ -187,7 +187,7 @@ def test_json_schema() -> None:
 def test_every_builtin_metric_builds_without_importing_pydantic() -> None:
     # pydantic's import alone costs ~20 MB and ~100 ms, a large part of `goldgate score`.
     code = (
-        "import sys, goldgate.commands.score, goldgate.metrics.registry as r\n"
+        "import sys, goldgate.cli.commands.score, goldgate.metrics.registry as r\n"
         "need = {'embedding_similarity': {'model': 'm'}, 'llm_judge': {'model': 'm',"
         " 'base_url': 'http://127.0.0.1:1/v1', 'rubric': 'r'}}\n"
         "[r.create_metric(n, need.get(n)) for n in r.builtin_metric_names()]\n"

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.metrics import batch_lcs, batch_ngrams
 from goldgate.metrics.base import Metric
-from goldgate.metrics.chrf import f_score, f_scores
 from goldgate.metrics.engine import score_corpus
+from goldgate.metrics.ngram import batch_lcs, batch_ngrams
+from goldgate.metrics.ngram.chrf import f_score, f_scores
 from goldgate.metrics.registry import metric_from_spec
 from goldgate.metrics.text_batch import TextBatch
 from tests.strategies import adversarial_text, tokenizer_soup
@@ -237,7 +237,7 @@ def test_batched_lcs_equals_lcs_length(
 ) -> None:
     # Sides of 0, 1..64 and more than 64 tokens, and a long side past LONG_SIDE: batched rows,
     # rows one by one, and both in one call.
-    from goldgate.metrics.lcs import lcs_length, position_masks
+    from goldgate.metrics.ngram.lcs import lcs_length, position_masks
 
     pairs = [(a % len(texts), b % len(texts)) for a, b in pairs]
     items = np.array([i for text in texts for i in text], dtype=np.int64)
@@ -300,11 +300,11 @@ def test_texts_tokenised_joined_equal_tokenised_one_by_one(
 @settings(max_examples=200, deadline=None)
 @given(lines=st.lists(adversarial_text() | texts | tokenizer_soup, min_size=1, max_size=6))
 def test_joined_tokenizers_equal_their_text_by_text_twins(lines: list[str]) -> None:
-    from goldgate.metrics import batch_tokens
-    from goldgate.metrics.packed_ngrams import TOKEN_IDS
-    from goldgate.metrics.rouge import _JOINED_ASCII_TOKEN
-    from goldgate.metrics.rouge_tokenize import default_tokens
-    from goldgate.metrics.sacre_tokenizers import tokenize_13a
+    from goldgate.metrics.ngram import batch_tokens
+    from goldgate.metrics.ngram.packed_ngrams import TOKEN_IDS
+    from goldgate.metrics.ngram.rouge import _JOINED_ASCII_TOKEN
+    from goldgate.metrics.text.rouge_tokenize import default_tokens
+    from goldgate.metrics.text.sacre_tokenizers import tokenize_13a
 
     lines = [line.replace("\x00", "") for line in lines]
     for joined_tokens, each, padding in [

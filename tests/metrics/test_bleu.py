@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 from goldgate.errors import InputError, MetricError
-from goldgate.metrics import bleu as bleu_module
 from goldgate.metrics.base import Metric, Stats
-from goldgate.metrics.bleu import BLEU, SentenceBLEU
 from goldgate.metrics.engine import MetricResult, score_corpus
+from goldgate.metrics.ngram import bleu as bleu_module
+from goldgate.metrics.ngram.bleu import BLEU, SentenceBLEU
 from goldgate.metrics.registry import create_metric, metric_from_spec
 from tests.shared_data import DATA
 from tests.strategies import any_text, corpus, long_text

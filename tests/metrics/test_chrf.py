@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import CHRF as SacreCHRF
 
 from goldgate.errors import InputError, MetricError
-from goldgate.metrics import chrf as chrf_module
 from goldgate.metrics.base import Metric, Stats
-from goldgate.metrics.chrf import CHRF, CHRFPlusPlus, split_punctuation
 from goldgate.metrics.engine import MetricResult, score_corpus
+from goldgate.metrics.ngram import chrf as chrf_module
+from goldgate.metrics.ngram.chrf import CHRF, CHRFPlusPlus, split_punctuation
 from goldgate.metrics.registry import create_metric, metric_from_spec
 from tests.shared_data import DATA
 from tests.strategies import any_text, corpus, long_text

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 from goldgate.metrics.batch import MetricContext
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.registry import create_metric, metric_from_spec
@@ -253,7 +253,7 @@ def test_other_metrics_never_import_the_encoders() -> None:
         import sys
         from goldgate.metrics.registry import create_metric
         from goldgate.metrics.engine import score_corpus
-        import goldgate.metrics.embedding, goldgate.runner, goldgate.config
+        import goldgate.metrics.semantic.embedding, goldgate.runner, goldgate.model.config
         create_metric("embedding_similarity", {"model": "m"})
         score_corpus([("b", create_metric("bleu"))], ["a b"], [["a b"]])
         heavy = {"model2vec", "tokenizers", "safetensors", "huggingface_hub", "torch"}

@@ -16,7 +16,7 @@ from goldgate.errors import GoldgateError
 from goldgate.metrics.batch import MetricContext
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.registry import create_metric
-from goldgate.metrics.vector_cache import text_key
+from goldgate.metrics.semantic.vector_cache import text_key
 from tests.metrics.test_embedding import ROWS, build_model
 
 pytest.importorskip("model2vec")

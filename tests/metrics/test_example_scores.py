@@ -20,13 +20,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from goldgate.errors import GoldgateError
-from goldgate.gate import example_scores
-from goldgate.metrics import bleu as bleu_module
+from goldgate.gate.rules import example_scores
 from goldgate.metrics.base import Metric, ratio_scores
-from goldgate.metrics.bleu import BLEU, bleu_rows, compute_bleu
 from goldgate.metrics.engine import stat_arrays
+from goldgate.metrics.ngram import bleu as bleu_module
+from goldgate.metrics.ngram.bleu import BLEU, bleu_rows, compute_bleu
+from goldgate.metrics.ngram.rouge import RougeL
 from goldgate.metrics.registry import builtin_metric_names, create_metric
-from goldgate.metrics.rouge import RougeL
 from tests.shared_data import DATA
 
 FloatArray = npt.NDArray[np.float64]
@@ -282,7 +282,7 @@ def test_real_data_scores_equal_row_by_row(filename: str, names: list[str]) -> N
 
 def test_example_scores_of_the_wrong_shape_are_a_metric_error() -> None:
     from goldgate.errors import MetricError
-    from goldgate.gate import sample_scores
+    from goldgate.gate.rules import sample_scores
 
     class Broken(RougeL):
         def example_scores(self, stats: FloatArray) -> FloatArray:

@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 from goldgate.errors import GoldgateError, MetricError
-from goldgate.metrics import judge_http
+from goldgate.gate.stats import as_stats_array, compare
 from goldgate.metrics.batch import MetricContext
 from goldgate.metrics.engine import score_corpus
-from goldgate.metrics.judge import LLMJudge
 from goldgate.metrics.registry import create_metric
-from goldgate.stats import as_stats_array, compare
+from goldgate.metrics.semantic import judge_http
+from goldgate.metrics.semantic.judge import LLMJudge
 from tests.metrics.fake_openai import (
     COMPLETION_TOKENS,
     PROMPT_TOKENS,
@@ -328,7 +328,7 @@ def test_gate_end_to_end_with_rationale_in_the_report(
         this_run = "this run: 7 requests (1 retry), 6 judgments from the cache"
         assert this_run in (report / "report.md").read_text()
         assert this_run in (report / "report.html").read_text()
-        from goldgate.result import RunResult
+        from goldgate.model.result import RunResult
 
         loaded = RunResult.from_json_file(report / "result.json")
         regressed = next(ex for ex in loaded.suites[0].examples if ex.id == "q1")

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 from goldgate.errors import GoldgateError
 from tests.metrics.fake_openai import Reply, fake_judge, valid
 from tests.metrics.test_judge import KEY, by_answer, judge, score

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 
-from goldgate.metrics.lcs import lcs_indices, lcs_length, position_masks, wlcs_hit_mask
+from goldgate.metrics.ngram.lcs import lcs_indices, lcs_length, position_masks, wlcs_hit_mask
 
 # A small alphabet makes long common subsequences and many tie-breaks likely.
 tokens = st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), max_size=40)

@@ -14,9 +14,9 @@ import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 from goldgate.errors import MetricError
-from goldgate.metrics import mecab_tokenizers
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.registry import create_metric
+from goldgate.metrics.text import mecab_tokenizers
 
 # Written for these tests: everyday sentences and the Unicode corners a tokenizer trips on.
 JAPANESE = [

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goldgate.errors import MetricError
-from goldgate.metrics import wordnet as wordnet_module
 from goldgate.metrics.engine import MetricResult, score_corpus
-from goldgate.metrics.nltk_tokenize import nltk_word_tokenize
+from goldgate.metrics.meteor import wordnet as wordnet_module
+from goldgate.metrics.meteor.nltk_tokenize import nltk_word_tokenize
 from goldgate.metrics.registry import create_metric, metric_from_spec
 from tests.shared_data import DATA
 from tests.strategies import any_text, tokenizer_soup
@@ -276,8 +276,8 @@ def test_without_wordnet_the_error_says_how_to_get_it(
         with pytest.raises(MetricError, match=f"no WordNet dictionary files in {tmp_path}"):
             wordnet_module.load_wordnet(str(tmp_path))
         # In a configuration the error points at the metric's line.
-        from goldgate.config import load_config
         from goldgate.errors import ConfigError
+        from goldgate.model.config import load_config
 
         (tmp_path / "g.jsonl").write_text('{"id": "a", "input": "x", "reference": "y"}\n')
         (tmp_path / "goldgate.yaml").write_text(
@@ -304,7 +304,7 @@ def test_wordnet_from_an_nltk_data_dir_or_a_zip(tmp_path: Path) -> None:
     env = {**os.environ, "NLTK_DATA": str(NLTK_DATA)}
     env.pop("GOLDGATE_WORDNET", None)
     found = subprocess.run(
-        [sys.executable, "-c", "from goldgate.metrics.wordnet import load_wordnet as w;"
+        [sys.executable, "-c", "from goldgate.metrics.meteor.wordnet import load_wordnet as w;"
          "print(w().source)"],
         env=env, capture_output=True, text=True, check=True,
     )  # fmt: skip
@@ -351,7 +351,7 @@ def test_real_data_samples(filename: str, size: int, options: dict[str, Any]) ->
 
 def test_meteor_and_ter_in_a_gated_suite_with_slices_and_the_bootstrap(tmp_path: Path) -> None:
     """Both metrics through the config, the gate (slices, bootstrap), the result and its schema."""
-    from goldgate.config import config_json_schema, load_config
+    from goldgate.model.config import config_json_schema, load_config
     from goldgate.runner import bless, run
 
     rows = [

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.metrics.packed_ngrams import (
+from goldgate.metrics.ngram.packed_ngrams import (
     CHARACTER_IDS,
     TOKEN_IDS,
     Vocabulary,

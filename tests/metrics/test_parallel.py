@@ -12,18 +12,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from goldgate.compact_stats import CompactStats
 from goldgate.errors import MetricError
-from goldgate.metrics.base import Metric
-from goldgate.metrics.engine import score_corpus
-from goldgate.metrics.parallel import (
+from goldgate.execution.pool import (
     ScoringWorkerError,
     resolve_jobs,
     score_arrays,
     score_chunks,
     score_chunks_compact,
 )
+from goldgate.metrics.base import Metric
+from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.registry import FunctionMetric, builtin_metric_names, metric_from_spec
+from goldgate.model.compact_stats import CompactStats
 
 
 def _plain_builtins() -> list[str]:

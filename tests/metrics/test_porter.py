@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk.stem.porter import PorterStemmer as NltkPorterStemmer
 
-from goldgate.metrics.porter import PorterStemmer
+from goldgate.metrics.text.porter import PorterStemmer
 from tests.shared_data import DATA
 
 NLTK = NltkPorterStemmer()

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 
 from goldgate.errors import MetricError
-from goldgate.metrics import rouge
 from goldgate.metrics.engine import score_corpus
+from goldgate.metrics.ngram import rouge
 from goldgate.metrics.registry import create_metric
 from tests.shared_data import DATA
 from tests.strategies import any_text, long_text, plain_text, word

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 
 from goldgate.errors import MetricError
-from goldgate.metrics import rouge_perl
 from goldgate.metrics.engine import score_corpus
+from goldgate.metrics.ngram import rouge_perl
 from goldgate.metrics.registry import create_metric
-from goldgate.metrics.rouge_tokenize import default_tokens
+from goldgate.metrics.text.rouge_tokenize import default_tokens
 from tests.strategies import any_text, plain_text
 
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from rouge_score import tokenize as rs_tokenize
 from rouge_score import tokenizers as rs_tokenizers
 
-from goldgate.metrics import rouge_tokenize
-from goldgate.metrics.porter import PorterStemmer
-from goldgate.metrics.rouge_tokenize import (
+from goldgate.metrics.text import rouge_tokenize
+from goldgate.metrics.text.porter import PorterStemmer
+from goldgate.metrics.text.rouge_tokenize import (
     default_tokens,
     make_tokenizer,
     stem_tokens,

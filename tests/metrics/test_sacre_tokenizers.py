@@ -14,7 +14,7 @@ from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
 from sacrebleu.tokenizers.tokenizer_none import NoneTokenizer
 from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
-from goldgate.metrics.sacre_tokenizers import (
+from goldgate.metrics.text.sacre_tokenizers import (
     TOKENIZER_NAMES,
     _split_periods_and_commas,
     get_tokenizer,

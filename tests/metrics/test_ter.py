@@ -17,10 +17,10 @@ from sacrebleu.utils import sum_of_lists
 
 from goldgate.metrics import base as base_module
 from goldgate.metrics.base import sum_stats
+from goldgate.metrics.edit.ter_edits import edit_count
+from goldgate.metrics.edit.ter_tokenize import TercomTokenizer
 from goldgate.metrics.engine import MetricResult, score_corpus
 from goldgate.metrics.registry import create_metric, metric_from_spec
-from goldgate.metrics.ter_edits import edit_count
-from goldgate.metrics.ter_tokenize import TercomTokenizer
 from tests.shared_data import DATA
 from tests.strategies import any_text, corpus, tokenizer_soup
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from goldgate import inputs
-from goldgate.cli import main
+from goldgate.cli.main import main
 from goldgate.errors import MetricError
-from goldgate.metrics import wordnet
+from goldgate.io import inputs
+from goldgate.metrics.meteor import wordnet
 
 
 def _fake_wordnet(folder: Path) -> Path:

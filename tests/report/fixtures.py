@@ -10,7 +10,7 @@ import random
 import re
 from typing import Any, Literal
 
-from goldgate.result import (
+from goldgate.model.result import (
     CheckResult,
     CheckStatus,
     ExampleResult,
@@ -368,8 +368,8 @@ CONTROLS = [
 ]
 
 
-#: what the terminal shows escaped (goldgate.console), written out again here so that a change
-#: there cannot quietly narrow what the reports are held to
+#: what the terminal shows escaped (goldgate.terminal.console), written out again here so that a
+#: change there cannot quietly narrow what the reports are held to
 RAW_CONTROL = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]"
 )

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from goldgate import github, pytest_session
+from goldgate.github import pull_request as github
+from goldgate.model.result import ExampleColumns, ExampleResult, RunResult, SuiteResult, gain
+from goldgate.pytest import session as pytest_session
 from goldgate.report import html, selection, view
 from goldgate.report.view import directions, ranking_metrics, round_points
-from goldgate.result import ExampleColumns, ExampleResult, RunResult, SuiteResult, gain
 from tests.report.fixtures import make_result
 from tests.test_example_table import _as_rows
 from tests.test_example_table import project as project

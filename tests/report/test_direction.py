@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from goldgate.commands._common import summary
-from goldgate.config import load_config
+from goldgate.cli.commands._common import summary
+from goldgate.model.config import load_config
+from goldgate.model.result import CheckStatus, RunResult, Verdict
 from goldgate.report.markdown import ident
-from goldgate.result import CheckStatus, RunResult, Verdict
 from goldgate.runner import bless, run
 
 # Lower-is-better metrics: TER, and the test-only error rate (binary, so flips count too).

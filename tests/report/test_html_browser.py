@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from goldgate.model.result import RunResult
 from goldgate.report import render
 from goldgate.report.selection import select_examples
-from goldgate.result import RunResult
 from tests.report.browser import open_report, screenshot_path
 from tests.report.fixtures import KINDS, bulk_result, hostile_result, make_result
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from goldgate.model.result import CheckStatus
 from goldgate.report import render
-from goldgate.result import CheckStatus
 from tests.report.fixtures import KINDS, hostile_result, make_result
 
 XSD = Path(__file__).with_name("junit.xsd")

@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from goldgate.model.result import RunResult
 from goldgate.report import render
 from goldgate.report.markdown import (
     MARKER,
@@ -18,7 +19,6 @@ from goldgate.report.markdown import (
     prose,
     render_markdown,
 )
-from goldgate.result import RunResult
 from tests.report.fixtures import (
     CONTROLS,
     HOSTILE,

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from goldgate.model.result import CheckResult, CheckStatus, Interval, MetricSummary, Verdict
 from goldgate.report.view import (
     build_view,
     example_row,
@@ -13,7 +14,6 @@ from goldgate.report.view import (
     round_points,
     worst_regressed,
 )
-from goldgate.result import CheckResult, CheckStatus, Interval, MetricSummary, Verdict
 from tests.report.fixtures import KINDS, make_result
 
 

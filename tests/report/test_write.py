@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.cli import main
+from goldgate.cli.main import main
 from goldgate.errors import ConfigError
+from goldgate.model.result import EXAMPLES_FILE, RunResult
 from goldgate.report import FILENAMES, FORMATS, render, write_reports
-from goldgate.result import EXAMPLES_FILE, RunResult
 from tests.report.fixtures import make_result
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from goldgate.config import Config
-from goldgate.gitinfo import GitFailed
 from goldgate.history.store import ExampleRun, HistoryRow, HistoryStore, read_safely
 from goldgate.history.timeline import Bless, blessed_timeline
+from goldgate.io.git import GitFailed
+from goldgate.model.config import Config
 
 #: flaky examples listed at most
 FLAKY_LIMIT = 20

@@ -7,11 +7,11 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from goldgate.config import Config
-from goldgate.gitinfo import WorkTree, work_tree
-from goldgate.goldens import loaded_digests, record_digest
 from goldgate.history.store import MetricRecord, RunRecord, SuiteRecord, append_safely
-from goldgate.result import CheckStatus, ExampleTable, RunResult, SuiteResult, example_table
+from goldgate.io.git import WorkTree, work_tree
+from goldgate.model.config import Config
+from goldgate.model.goldens import loaded_digests, record_digest
+from goldgate.model.result import CheckStatus, ExampleTable, RunResult, SuiteResult, example_table
 
 #: the worst status a metric's checks reached wins; a metric with no check has no status
 _SEVERITY = {

@@ -14,7 +14,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from goldgate.gitinfo import FileCommit, GitFailed, file_log, repo_path
+from goldgate.io.git import FileCommit, GitFailed, file_log, repo_path
 
 
 @dataclass(frozen=True)

@@ -208,7 +208,7 @@ class _NormalisedMetric(Metric[ExactOptions]):
         """The whitespace tokens of the batch's normalised texts, as CSR token ids (shared by
         exact match and token F1: a normalised text is its tokens joined by one space, so
         two are equal exactly when their token lists are)."""
-        from goldgate.metrics import batch_tokens
+        from goldgate.metrics.ngram import batch_tokens
 
         texts = batch.texts
 
@@ -267,7 +267,7 @@ class ExactMatch(_NormalisedMetric):
             return None  # v2.0 drops empty references example by example
         import numpy as np
 
-        from goldgate.metrics import batch_ngrams
+        from goldgate.metrics.ngram import batch_ngrams
 
         chunk = batch_ngrams.batch_pairs(batch)
         candidates = chunk.candidates[chunk.example]
@@ -343,7 +343,7 @@ class TokenF1(_NormalisedMetric):
             return None  # v2.0's rules for empty answers are example by example
         import numpy as np
 
-        from goldgate.metrics import batch_ngrams
+        from goldgate.metrics.ngram import batch_ngrams
 
         items, offsets = self._token_ids(batch)
         chunk = batch_ngrams.batch_pairs(batch)

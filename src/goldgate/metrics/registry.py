@@ -20,23 +20,23 @@ ENTRY_POINT_GROUP = "goldgate.metrics"
 
 # name -> "module:attribute" of a Metric subclass; imported on first use.
 _BUILTINS: dict[str, str] = {
-    "bleu": "goldgate.metrics.bleu:BLEU",
-    "sentence_bleu": "goldgate.metrics.bleu:SentenceBLEU",
-    "chrf": "goldgate.metrics.chrf:CHRF",
-    "chrf++": "goldgate.metrics.chrf:CHRFPlusPlus",
-    **{f"rouge{n}": f"goldgate.metrics.rouge:Rouge{n}" for n in range(1, 10)},
-    "rougeL": "goldgate.metrics.rouge:RougeL",
-    "rougeLsum": "goldgate.metrics.rouge:RougeLsum",
-    "rougeW": "goldgate.metrics.rouge_perl:RougeW",
-    "rougeS": "goldgate.metrics.rouge_perl:RougeS",
-    "rougeSU": "goldgate.metrics.rouge_perl:RougeSU",
+    "bleu": "goldgate.metrics.ngram.bleu:BLEU",
+    "sentence_bleu": "goldgate.metrics.ngram.bleu:SentenceBLEU",
+    "chrf": "goldgate.metrics.ngram.chrf:CHRF",
+    "chrf++": "goldgate.metrics.ngram.chrf:CHRFPlusPlus",
+    **{f"rouge{n}": f"goldgate.metrics.ngram.rouge:Rouge{n}" for n in range(1, 10)},
+    "rougeL": "goldgate.metrics.ngram.rouge:RougeL",
+    "rougeLsum": "goldgate.metrics.ngram.rouge:RougeLsum",
+    "rougeW": "goldgate.metrics.ngram.rouge_perl:RougeW",
+    "rougeS": "goldgate.metrics.ngram.rouge_perl:RougeS",
+    "rougeSU": "goldgate.metrics.ngram.rouge_perl:RougeSU",
     "exact_match": "goldgate.metrics.exact:ExactMatch",
     "token_f1": "goldgate.metrics.exact:TokenF1",
     "length_ratio": "goldgate.metrics.length:LengthRatio",
-    "embedding_similarity": "goldgate.metrics.embedding:EmbeddingSimilarity",
-    "llm_judge": "goldgate.metrics.judge:LLMJudge",
-    "ter": "goldgate.metrics.ter:TER",
-    "meteor": "goldgate.metrics.meteor:METEOR",
+    "embedding_similarity": "goldgate.metrics.semantic.embedding:EmbeddingSimilarity",
+    "llm_judge": "goldgate.metrics.semantic.judge:LLMJudge",
+    "ter": "goldgate.metrics.edit.ter:TER",
+    "meteor": "goldgate.metrics.meteor.meteor:METEOR",
 }
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from goldgate.atomic import write_bytes_atomic, write_text_atomic
 from goldgate.errors import ConfigError, did_you_mean
-from goldgate.result import EXAMPLES_FILE, RunResult
+from goldgate.io.atomic import write_bytes_atomic, write_text_atomic
+from goldgate.model.result import EXAMPLES_FILE, RunResult
 
 #: format name -> file written by write_reports
 FILENAMES: dict[str, str] = {

@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from goldgate._version import __version__
-from goldgate.atomic import write_text_atomic
 from goldgate.history.query import FlakyExample, HistoryView, score_range, within
+from goldgate.io.atomic import write_text_atomic
 from goldgate.report.html import _csp_hash, environment
 
 WIDTH = 880

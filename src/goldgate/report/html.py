@@ -23,7 +23,7 @@ import jinja2
 import numpy as np
 from markupsafe import Markup, escape
 
-from goldgate.console import escape_controls
+from goldgate.model.result import RunResult, SuiteResult, example_table
 from goldgate.report.selection import (
     EXAMPLES_FILE,
     MAX_REFERENCES,
@@ -42,7 +42,7 @@ from goldgate.report.view import (
     round_points,
     slice_rule,
 )
-from goldgate.result import RunResult, SuiteResult, example_table
+from goldgate.terminal.console import escape_controls
 from goldgate.wording import plural
 
 TEMPLATES = Path(__file__).with_name("templates")

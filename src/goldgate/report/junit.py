@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from goldgate.model.result import CheckResult, CheckStatus, RunResult, SuiteResult
 from goldgate.report.view import fmt_delta, fmt_interval, fmt_points, fmt_threshold
-from goldgate.result import CheckResult, CheckStatus, RunResult, SuiteResult
 
 # Characters XML 1.0 cannot carry, even escaped.
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|[\ud800-\udfff]")

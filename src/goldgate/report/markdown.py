@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from urllib.parse import quote
 
-from goldgate.console import escape_controls
+from goldgate.model.result import EXAMPLES_FILE, RunResult, SuiteResult
 from goldgate.report.diff import DiffOp
 from goldgate.report.view import (
     DASH,
@@ -44,7 +44,7 @@ from goldgate.report.view import (
     slice_rule,
     worst_regressed,
 )
-from goldgate.result import EXAMPLES_FILE, RunResult, SuiteResult
+from goldgate.terminal.console import escape_controls
 from goldgate.wording import plural
 
 #: the hidden marker a later run looks for to update its own comment

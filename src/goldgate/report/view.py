@@ -15,9 +15,7 @@ from typing import Any, overload
 import numpy as np
 
 from goldgate import wording
-from goldgate.console import escape_controls
-from goldgate.report.diff import DiffOp, word_diff
-from goldgate.result import (
+from goldgate.model.result import (
     CheckResult,
     CheckStatus,
     ExampleResult,
@@ -31,6 +29,8 @@ from goldgate.result import (
     example_table,
     gain,
 )
+from goldgate.report.diff import DiffOp, word_diff
+from goldgate.terminal.console import escape_controls
 
 #: decimals shown for every score, delta and interval bound (points on the 0-100 scale)
 DECIMALS = 2
@@ -576,7 +576,7 @@ MAX_NOTE_IDS = 10
 
 def suite_notes(suite: SuiteResult) -> list[str]:
     """Plain-text lines on the golden-set change and reused outputs (same words everywhere)."""
-    from goldgate.golden_change import describe
+    from goldgate.gate.golden_change import describe
 
     notes: list[str] = []
     change = suite.golden_change

@@ -1,0 +1,1 @@
+"""The command line: the parser (main) and one module per command."""

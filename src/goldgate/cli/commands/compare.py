@@ -1,0 +1,149 @@
+"""``goldgate compare A.json B.json``: two saved results (or baselines) side by side."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from goldgate.cli.commands._common import number, signed, table
+from goldgate.terminal import console
+from goldgate.wording import change_decimals
+
+HELP = "Compare two saved results (result.json) or baselines, metric by metric."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the options of ``goldgate compare``."""
+    parser.add_argument("a", type=Path, metavar="A.json", help="the reference side")
+    parser.add_argument("b", type=Path, metavar="B.json", help="the side compared with A")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+@dataclass(frozen=True)
+class _Scores:
+    """Per suite: golden hash and metric → (score, signature); each metric's direction."""
+
+    suites: dict[str, tuple[str, dict[str, tuple[float, str]]]]
+    #: metric → higher_is_better, where known: a result records it; a baseline does not, so
+    #: there only a built-in metric's is known
+    directions: dict[str, bool] = field(default_factory=dict)
+
+
+def read_scores(path: Path) -> _Scores:
+    """The suite scores of a result or baseline file; ``InputError`` naming it otherwise."""
+    from goldgate.errors import InputError
+    from goldgate.io.inputs import json_problem, loads_json, read_regular
+    from goldgate.metrics.registry import builtin_higher_is_better
+    from goldgate.model.baseline import BASELINE_SCHEMA_VERSIONS, parse_baseline
+    from goldgate.model.result import RunResult
+
+    try:
+        text = read_regular(path, InputError, what="result or baseline").decode("utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 (byte {exc.start})") from None
+    document = loads_json(text, str(path), InputError, allow_duplicates=True, describe=json_problem)
+    if not isinstance(document, dict):
+        raise InputError(f"{path}: not a goldgate result or baseline (not a JSON object)")
+    kind = document.get("schema_version")
+    if kind in BASELINE_SCHEMA_VERSIONS:
+        baseline = parse_baseline(text, str(path))
+        specs = {spec for suite in baseline.suites.values() for spec in suite.metrics}
+        known = {spec: builtin_higher_is_better(spec) for spec in specs}
+        return _Scores(
+            {
+                name: (
+                    suite.golden_hash,
+                    {s: (m.score, m.signature) for s, m in suite.metrics.items()},
+                )
+                for name, suite in baseline.suites.items()
+            },
+            {spec: better for spec, better in known.items() if better is not None},
+        )
+    result = RunResult.from_json_file(path, examples=False)
+    return _Scores(
+        {
+            suite.name: (
+                suite.golden_hash,
+                {m.metric: (m.current, m.signature) for m in suite.metrics},
+            )
+            for suite in result.suites
+            if suite.error is None
+        },
+        {m.metric: m.higher_is_better for suite in result.suites for m in suite.metrics},
+    )
+
+
+def _change(delta: float | None, higher_is_better: bool) -> str | None:
+    """``better``, ``worse`` or ``unchanged`` in the metric's direction (a TER rise is worse)."""
+    from goldgate.model.result import gain
+
+    if delta is None:
+        return None
+    if change_decimals(delta) is None:
+        return "unchanged"
+    return "better" if gain(delta, higher_is_better) > 0 else "worse"
+
+
+def compare(a: _Scores, b: _Scores) -> dict[str, Any]:
+    """Per suite and metric: both scores, B − A, better or worse in the metric's direction,
+    and whether they may be compared."""
+    out: dict[str, Any] = {}
+    for name in [*a.suites, *(n for n in b.suites if n not in a.suites)]:
+        hash_a, metrics_a = a.suites.get(name, ("", {}))
+        hash_b, metrics_b = b.suites.get(name, ("", {}))
+        metrics: dict[str, Any] = {}
+        for spec in [*metrics_a, *(s for s in metrics_b if s not in metrics_a)]:
+            score_a, signature_a = metrics_a.get(spec, (None, None))
+            score_b, signature_b = metrics_b.get(spec, (None, None))
+            both = score_a is not None and score_b is not None
+            delta = score_b - score_a if both else None  # type: ignore[operator]
+            # A metric neither file knows the direction of (a custom one, in two baselines)
+            # reads as higher-is-better, as everywhere else.
+            higher_is_better = a.directions.get(spec, b.directions.get(spec, True))
+            metrics[spec] = {
+                "a": score_a,
+                "b": score_b,
+                "delta": delta,
+                "higher_is_better": higher_is_better,
+                "change": _change(delta, higher_is_better),
+                "comparable": both and signature_a == signature_b,
+                "signature_a": signature_a,
+                "signature_b": signature_b,
+            }
+        out[name] = {"same_goldens": hash_a == hash_b, "metrics": metrics}
+    return {"suites": out}
+
+
+def _signed(delta: float | None) -> str:
+    """B − A to two decimals, more when that would show ``+0.00`` for a real change."""
+    if delta is None:
+        return signed(None)
+    places = change_decimals(delta)
+    return "0.00" if places is None else f"{delta:+.{places}f}"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the comparison; 0 unless a file cannot be read."""
+    found = compare(read_scores(args.a), read_scores(args.b))
+    if args.json:
+        console.out(console.json_text(json.dumps(found, indent=2)))
+        return 0
+    console.out(f"A: {args.a}\nB: {args.b}")
+    for name, suite in found["suites"].items():
+        note = "" if suite["same_goldens"] else " (different golden sets: not paired)"
+        console.out(f"\nsuite {name}{note}")
+        rows = []
+        for spec, m in suite["metrics"].items():
+            flag = (
+                "" if m["comparable"] or m["a"] is None or m["b"] is None else "signatures differ"
+            )
+            label = spec if m["higher_is_better"] else f"{spec} (lower is better)"
+            change = m["change"] or "-"
+            rows.append([label, number(m["a"]), number(m["b"]), _signed(m["delta"]), change, flag])
+        console.out(table(["metric", "A", "B", "B-A", "B vs A", ""], rows))
+    return 0

@@ -1,0 +1,1 @@
+"""Execution backends: where scoring and callable systems run (in-process, process pool, Dask)."""

@@ -1,0 +1,1 @@
+"""The Dask backend: the only package that imports dask and distributed."""

@@ -1,0 +1,1 @@
+"""Compare: statistics, gate rules, golden-set change, drift, calibration."""

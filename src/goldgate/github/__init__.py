@@ -1,0 +1,1 @@
+"""The GitHub face: pull-request comment, annotations, job summary and outputs."""

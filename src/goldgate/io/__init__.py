@@ -1,0 +1,1 @@
+"""Safe input and output: bounded reads, YAML, Parquet, atomic writes, git, user code."""

@@ -1,0 +1,1 @@
+"""Edit-distance metrics: TER and its shift search."""

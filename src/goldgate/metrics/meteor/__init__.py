@@ -1,0 +1,1 @@
+"""METEOR with its WordNet reader and NLTK's tokenizer."""

@@ -1,0 +1,1 @@
+"""N-gram metrics: BLEU, chrF, ROUGE, and the batch n-gram engine they share."""

@@ -1,0 +1,1 @@
+"""Semantic metrics: embedding similarity and the LLM judge, with their caches and HTTP client."""

@@ -1,0 +1,1 @@
+"""Tokenizers shared by the metrics: sacrebleu's, MeCab's, rouge-score's, and the Porter stemmer."""

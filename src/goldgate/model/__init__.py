@@ -1,0 +1,1 @@
+"""The data goldgate reads and writes: configuration, golden sets, baseline, result."""

@@ -1,0 +1,1 @@
+"""The pytest face: the plugin, its session, and the guard."""

@@ -1,0 +1,1 @@
+"""Obtain outputs: predictions files, commands and callables, and the output cache."""

@@ -1,0 +1,1 @@
+"""The terminal: styled, neutralised console output and the progress line."""

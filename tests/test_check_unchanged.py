@@ -179,7 +179,8 @@ def test_check_describes_a_change_as_the_run_does(
 ) -> None:
     """``check`` counts what changed without the old scores; the counts are the run's."""
     from goldgate.gate.golden_change import change_since, describe, describe_against
-    from goldgate.runner import create_suite_metrics, load_suite_goldens
+    from goldgate.pipeline.plan import load_suite_goldens
+    from goldgate.pipeline.score import create_suite_metrics
 
     config = _project(tmp_path, monkeypatch, packed=packed)
     goldens = tmp_path / "goldens" / "gen.jsonl"

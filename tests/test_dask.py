@@ -22,7 +22,8 @@ from goldgate.metrics.registry import FunctionMetric
 from goldgate.model.baseline import Baseline, dumps_baseline
 from goldgate.model.compact_stats import as_float
 from goldgate.model.config import Config, DaskConfig, load_config
-from goldgate.runner import bless, check, run, score_suite
+from goldgate.pipeline.score import score_suite
+from goldgate.runner import bless, check, run
 from tests.test_scale import make_project
 
 distributed = pytest.importorskip("distributed")
@@ -332,9 +333,9 @@ def test_a_callable_system_gets_a_golden_set_of_many_files(
             example.pop("line", None)
     assert got == local
     # the golden files are goldgate's, not the system's code: editing them is no new system
-    from goldgate.runner import _own_files
+    from goldgate.pipeline.plan import own_files
 
-    own = set(_own_files(on_dask))
+    own = set(own_files(on_dask))
     assert {tmp_path / "goldens" / f"part-{i}.jsonl" for i in range(4)} <= own
 
 

@@ -14,13 +14,10 @@ are averaged the same way, and components are computed from statistics pooled ov
 
 from __future__ import annotations
 
-import glob
-import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -28,15 +25,9 @@ from goldgate._version import __version__
 from goldgate.errors import (
     BaselineError,
     GoldgateError,
-    MetricError,
-    SystemRunError,
-    UsageError,
-    describe_exception,
-    where_raised,
 )
-from goldgate.execution import pool as parallel
 from goldgate.execution.memory import release_free_memory
-from goldgate.execution.pool import resolve_jobs, score_chunks_compact
+from goldgate.execution.pool import resolve_jobs
 from goldgate.gate.drift import Anchors, drift_checks
 from goldgate.gate.golden_change import (
     change_since,
@@ -46,19 +37,15 @@ from goldgate.gate.golden_change import (
     with_blessed_outputs,
 )
 from goldgate.gate.rules import (
-    MetricScores,
     SuiteEvaluation,
-    SuiteScores,
     combine_verdicts,
     components_of,
     evaluate_suite,
-    sample_scores,
     verdict_of,
 )
-from goldgate.gate.stats import FloatArray, sample_score
+from goldgate.gate.stats import sample_score
 from goldgate.io.atomic import locked
-from goldgate.metrics.batch import BatchMetric, MetricContext
-from goldgate.metrics.engine import MetricComputeError, score_corpus
+from goldgate.metrics.batch import BatchMetric
 from goldgate.model.baseline import (
     Baseline,
     BaselineMetric,
@@ -73,20 +60,16 @@ from goldgate.model.baseline import (
     verify_suite,
     write_baseline,
 )
-from goldgate.model.compact_stats import CompactStats, as_float, stacked_samples
-from goldgate.model.config import Config, DaskConfig
+from goldgate.model.config import Config
 from goldgate.model.golden_index import FileComparison, compare_records, file_chunks
-from goldgate.model.golden_records import record_references, record_tags
 from goldgate.model.goldens import (
     GoldenSet,
     golden_file_hash,
     golden_format,
     is_dataset,
-    load_goldens,
 )
 from goldgate.model.packed import PackError
 from goldgate.model.result import (
-    CacheUse,
     CheckStatus,
     ExampleColumns,
     GoldenChange,
@@ -97,31 +80,21 @@ from goldgate.model.result import (
     SuiteResult,
     Verdict,
 )
+from goldgate.pipeline.plan import (
+    goldens_label,
+    load_suite_goldens,
+    own_files,
+    relative_path,
+    select_suites,
+)
+from goldgate.pipeline.score import (
+    ScoredSuite,
+    create_suite_metrics,
+    score_suite,
+)
 from goldgate.terminal.progress import ProgressReporter
 
 RESULT_FILENAME = "result.json"
-
-
-@dataclass(frozen=True)
-class ScoredSuite:
-    """A suite after its system ran and its metrics were computed."""
-
-    golden: GoldenSet
-    outputs: dict[str, list[str]]
-    scores: SuiteScores
-    #: metric spec → a note per example (a judge's rationale on the first sample's output)
-    notes: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
-    #: outputs reused (from the cache, a saved result or the baseline), or cached ones dropped
-    cache: CacheUse | None = None
-    #: digest of the system's identity when a command or callable ran (see systems)
-    identity: str | None = None
-    #: a warning naming the predictions left out: ids the golden set does not have
-    ignored: str | None = None
-
-    @property
-    def samples(self) -> int:
-        """Outputs per input."""
-        return self.scores.metrics[0].stats.shape[0] if self.scores.metrics else 1
 
 
 # -- the public entry points ------------------------------------------------------------------
@@ -245,7 +218,7 @@ def _run_result(
         goldgate_version=__version__,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         verdict=combine_verdicts([suite.verdict for suite in results]),
-        config=_relative(config.source, config.root) if config.source else None,
+        config=relative_path(config.source, config.root) if config.source else None,
         baseline=baseline_label,
         baseline_found=baseline_found,
         significance=(
@@ -320,7 +293,7 @@ def bless_reviewed(
     called twice for the same outputs.
     """
     names = select_suites(config, suites)
-    label = _relative(config.baseline, config.root)
+    label = relative_path(config.baseline, config.root)
     current: Baseline | None = None
     if config.baseline.exists():
         try:
@@ -422,7 +395,7 @@ def _score_reusing(
         spec: str(metric.signature(counts)) for spec, metric in suite.create_metrics().items()
     }
     outputs = {example.id: [example.output] for example in previous.examples}
-    _, identity = system_identity(system, root=config.root, ignore=_own_files(config))
+    _, identity = system_identity(system, root=config.root, ignore=own_files(config))
     digest = identity_digest(identity)
     if (
         previous.error is None
@@ -631,311 +604,6 @@ def _check_edited(
 # -- scoring ----------------------------------------------------------------------------------
 
 
-def score_suite(
-    config: Config,
-    name: str,
-    *,
-    progress: ProgressReporter | None = None,
-    known: Mapping[str, Sequence[str]] | None = None,
-    known_source: str = "result",
-    known_since: str | None = None,
-    identity: str | None = None,
-) -> ScoredSuite:
-    """Load a suite's golden set, obtain the system's outputs and compute every metric.
-
-    ``known`` (id → outputs) are outputs already in hand, from the baseline or the run just
-    reviewed: the system is called only for the other examples. A predictions file is read
-    whole, since reading it costs nothing.
-    """
-    from goldgate.systems.obtain import collect_outputs
-
-    system = config.system_for(name)
-    if _partitions_on_dask(config, name):
-        from goldgate.execution.dask.data import score_predictions_on_dask
-
-        return score_predictions_on_dask(config, name, progress)
-    golden = load_suite_goldens(config, name)
-    release_free_memory()  # the file's text, parsed and let go
-    outputs: dict[str, list[str]] = {}
-    if known and system.kind != "predictions":
-        outputs = {
-            example_id: list(known[example_id])
-            for example_id in golden.ids()
-            if len(known.get(example_id, ())) == system.samples
-        }
-    reused = len(outputs) * system.samples
-    # the records still without outputs: all of them (the set itself) unless some are known
-    missing = golden
-    if outputs:
-        ids = golden.ids()
-        kept = tuple(golden.records[at] for at in range(len(ids)) if ids[at] not in outputs)
-        missing = replace(golden, records=kept)
-    cache: CacheUse | None = None
-    ignored: str | None = None
-    if reused:
-        cache = CacheUse(
-            reused=reused,
-            total=len(golden) * system.samples,
-            source=known_source,
-            since=known_since,
-        )
-    if missing.records:
-        obtained = collect_outputs(
-            system,
-            missing,
-            root=config.root,
-            cache_dir=config.cache_dir,
-            progress=progress,
-            ignore=_own_files(config),
-            dask=config.engine.dask,
-        )
-        outputs.update(obtained.outputs)
-        identity = obtained.identity
-        ignored = obtained.ignored
-        if obtained.resumed or obtained.stale is not None:
-            cache = CacheUse(
-                reused=obtained.resumed,
-                total=len(golden) * system.samples,
-                source="cache",
-                since=obtained.since,
-                path=_relative(obtained.cache_path, config.root) if obtained.cache_path else None,
-                dropped=obtained.stale.outputs if obtained.stale else 0,
-                dropped_reason=obtained.stale.reason if obtained.stale else None,
-            )
-    release_free_memory()  # what reading the outputs held besides them
-    scored = score_outputs(
-        name,
-        golden,
-        outputs,
-        create_suite_metrics(config, name),
-        context=metric_context(config),
-        jobs=config.engine.jobs,
-        dask=config.engine.dask,
-    )
-    release_free_memory()  # the chunks' texts and statistics, compacted and let go
-    return replace(scored, cache=cache, identity=identity, ignored=ignored)
-
-
-def load_suite_goldens(config: Config, name: str) -> GoldenSet:
-    """A suite's golden set: its file read here, or a glob/URL read on the Dask cluster."""
-    suite = config.suites[name]
-    if is_dataset(suite.goldens_location):
-        from goldgate.execution.dask.data import load_goldens_on_dask
-
-        return load_goldens_on_dask(config, name)
-    return load_goldens(suite.goldens, name)
-
-
-def _partitions_on_dask(config: Config, name: str) -> bool:
-    """Whether a predictions suite is read, joined and scored on the cluster (see dask_data)."""
-    system = config.system_for(name)
-    locations = [config.suites[name].goldens_location]
-    if system.kind == "predictions":
-        locations.append(system.predictions_location(name, config.root))
-    if not any(is_dataset(location) for location in locations):
-        return False
-    if config.engine.dask_address is None:
-        from goldgate.execution.dask.data import needs_cluster
-
-        raise needs_cluster(name, next(place for place in locations if is_dataset(place)))
-    return system.kind == "predictions"
-
-
-def _goldens_label(config: Config, name: str) -> str:
-    """The golden set as results and the baseline name it: a URL as written, else a path."""
-    suite = config.suites[name]
-    return suite.goldens_url or _relative(suite.goldens, config.root)
-
-
-def _own_files(config: Config) -> list[Path]:
-    """goldgate's own files: editing them does not change the system under test."""
-    own = [config.baseline, config.report.dir, config.cache_dir]
-    for suite in config.suites.values():
-        # a glob's files, each (a URL names no file of the project)
-        many = is_dataset(suite.goldens_location) and suite.goldens_url is None
-        own += [Path(p) for p in glob.glob(str(suite.goldens))] if many else [suite.goldens]
-    if config.source is not None:
-        own.append(config.source)
-    return own
-
-
-def metric_context(config: Config) -> MetricContext:
-    """Where metrics with state (models, judges) resolve paths and keep their caches."""
-    return MetricContext(root=config.root, cache_dir=config.cache_dir)
-
-
-def create_suite_metrics(config: Config, name: str) -> dict[str, Any]:
-    """A suite's metrics, those with state bound to the configuration's context."""
-    metrics = config.suites[name].create_metrics()
-    context = metric_context(config)
-    for metric in metrics.values():
-        if isinstance(metric, BatchMetric):
-            metric.bind(context)
-    return metrics
-
-
-def score_outputs(
-    name: str,
-    golden: GoldenSet,
-    outputs: dict[str, list[str]],
-    metrics: dict[str, Any],
-    *,
-    context: MetricContext | None = None,
-    jobs: int | None = None,
-    dask: DaskConfig | str | None = None,
-) -> ScoredSuite:
-    """Score given outputs (id → one output per sample) of a golden set with ``metrics``.
-
-    ``jobs`` processes score chunks of the set (None: every core on large sets), or the Dask
-    cluster at ``dask``; the statistics do not depend on either.
-    """
-    ids = golden.ids()
-    samples = _sample_count(name, ids, outputs)
-    pairs = list(metrics.items())
-    workers = resolve_jobs(jobs, len(ids))
-    # Batch metrics need inputs, ids and context: they are scored in one pass here.
-    in_one_pass = any(isinstance(metric, BatchMetric) for _, metric in pairs)
-    per_sample: list[list[FloatArray] | list[CompactStats]] = []
-    notes: dict[str, Any] = {}
-    for s in range(samples):
-        try:
-            if in_one_pass:
-                candidates = [outputs[example_id][s] for example_id in ids]
-                references = [list(record.references) for record in golden.records]
-                inputs = [record.input for record in golden.records]
-                results = score_corpus(
-                    pairs,
-                    candidates,
-                    references,
-                    inputs=inputs,
-                    ids=ids,
-                    sample=s,
-                    context=context,
-                )
-                per_sample.append(
-                    [
-                        np.asarray(result.stats, dtype=np.float64).reshape(
-                            len(ids), len(metric.stat_names) or len(result.stats[0])
-                        )
-                        for (_, metric), result in zip(pairs, results, strict=True)
-                    ]
-                )
-                if s == 0:
-                    notes = {r.spec: r.notes for r in results if r.notes is not None}
-            else:
-                chunks = _text_chunks(golden, outputs, s, parallel.DEFAULT_CHUNK_SIZE)
-                per_sample.append(
-                    score_chunks_compact(pairs, chunks, total=len(ids), jobs=workers, dask=dask)
-                )
-        except MetricComputeError as exc:
-            sample = f", sample {s}" if samples > 1 else ""
-            raise exc.naming(f"suite {name!r}, id {ids[exc.index]!r}{sample}") from None
-    return scored_from_arrays(name, golden, outputs, pairs, per_sample, notes)
-
-
-def scored_from_arrays(
-    name: str,
-    golden: GoldenSet,
-    outputs: dict[str, list[str]],
-    pairs: Sequence[tuple[str, Any]],
-    per_sample: Sequence[Sequence[FloatArray] | Sequence[CompactStats]],
-    notes: dict[str, Any] | None = None,
-) -> ScoredSuite:
-    """A scored suite from per-example statistics (per sample, per metric) already computed:
-    an ``(n, k)`` float64 array, or ``(1, n, k)`` compact statistics, per sample and metric."""
-    ids = golden.ids()
-    samples = len(per_sample)
-    counts = golden.reference_counts()
-    scored_metrics = []
-    for position, (spec, metric) in enumerate(pairs):
-        # held compact for the rest of the run: the largest per-example holder of memory
-        stats = _compact([per_sample[s][position] for s in range(samples)])
-        signature = str(metric.signature(counts))
-        if not type(metric).__module__.startswith("goldgate."):
-            _check_plugin_scores(name, spec, metric, as_float(stats), ids)
-        scored_metrics.append(MetricScores(spec, metric, signature, stats))
-    return ScoredSuite(
-        golden=golden,
-        outputs=outputs,
-        scores=SuiteScores(
-            name=name,
-            ids=tuple(ids),
-            tags=tuple(record_tags(golden.records)),
-            metrics=tuple(scored_metrics),
-        ),
-        notes=notes or {},
-    )
-
-
-def _compact(per_sample: Sequence[FloatArray | CompactStats]) -> CompactStats:
-    """One metric's ``(samples, n, k)`` compact statistics from each sample's."""
-    if all(isinstance(stats, CompactStats) for stats in per_sample):
-        return stacked_samples([s for s in per_sample if isinstance(s, CompactStats)])
-    arrays = [as_float(s)[0] if isinstance(s, CompactStats) else s for s in per_sample]
-    return CompactStats.of(np.stack(arrays))
-
-
-def _text_chunks(
-    golden: GoldenSet, outputs: Mapping[str, Sequence[str]], sample: int, size: int
-) -> Iterator[tuple[list[str], list[list[str]]]]:
-    """The candidates of one sample index and their references, ``size`` examples at a time.
-
-    Built as the scoring consumes them: lists of every candidate and every reference list
-    of a million-example set are never held at once.
-    """
-    ids = golden.ids()
-    for start in range(0, len(ids), size):
-        candidates = [outputs[example_id][sample] for example_id in ids[start : start + size]]
-        yield candidates, record_references(golden.records, start, start + size)
-
-
-def _check_plugin_scores(
-    name: str, spec: str, metric: Any, stats: FloatArray, ids: Sequence[str]
-) -> None:
-    """A plugin's ``score_stats``, ``components`` and ``example_score`` run once here, where a
-    mistake can be named: an exception or a NaN later, in the gate or a report, would read as
-    goldgate's own crash."""
-    where = f"suite {name!r}, metric {spec!r}"
-    try:
-        score = sample_score(metric, stats)
-        components_of(metric, stats)  # the reports and the baseline call it
-        worst = None
-        for sample in stats:  # every example's score at once, as the gate asks for them
-            values = sample_scores(metric, sample)
-            bad = np.flatnonzero(~np.isfinite(values))
-            if bad.size:
-                worst = (ids[int(bad[0])], float(values[bad[0]]))
-                break
-    except MetricError as exc:  # an array of the wrong shape, say: named where it was found
-        raise MetricError(f"{where}: {exc}") from None
-    except GoldgateError:
-        raise
-    except Exception as exc:  # a plugin may raise anything
-        raise MetricError(f"{where}: raised {describe_exception(exc)}{where_raised(exc)}") from exc
-    if not math.isfinite(score):
-        raise MetricError(f"{where}: its corpus score is {score!r}, not a finite number")
-    if worst is not None:
-        raise MetricError(
-            f"{where}: its score of id {worst[0]!r} is {worst[1]!r}, not a finite number"
-        )
-
-
-def _sample_count(name: str, ids: Sequence[str], outputs: dict[str, list[str]]) -> int:
-    counts = set()
-    for example_id in ids:
-        got = outputs.get(example_id)
-        if not got:
-            raise SystemRunError(f"suite {name!r}: no output for example {example_id!r}")
-        if not all(isinstance(text, str) for text in got):
-            raise SystemRunError(f"suite {name!r}: an output of {example_id!r} is not text")
-        counts.add(len(got))
-    if len(counts) > 1:
-        raise SystemRunError(
-            f"suite {name!r}: examples have different numbers of samples ({sorted(counts)})"
-        )
-    return counts.pop() if counts else 1
-
-
 # -- gating -----------------------------------------------------------------------------------
 
 
@@ -1053,7 +721,7 @@ def _gate_suite(
     result = SuiteResult(
         name=name,
         verdict=evaluation.verdict,
-        goldens=_goldens_label(config, name),
+        goldens=goldens_label(config, name),
         golden_hash=scored.golden.content_hash,
         n_examples=len(scored.golden),
         metrics=evaluation.metrics,
@@ -1130,7 +798,7 @@ def suite_baseline(config: Config, scored: ScoredSuite) -> SuiteBaseline:
     ids = scored.scores.ids
     return SuiteBaseline.build(
         golden_hash=scored.golden.content_hash,
-        goldens=_goldens_label(config, scored.scores.name),
+        goldens=goldens_label(config, scored.scores.name),
         golden_file_hash=scored.golden.file_hash(),
         # what tells the blessed records in other bytes, for a suite large enough to pack
         golden_file_chunks=file_chunks(scored.golden) if packs(len(ids)) else None,
@@ -1260,7 +928,7 @@ WORKING_TREE = "working-tree"
 
 
 def _load_baseline(config: Config, ref: str | None) -> tuple[Baseline | None, str]:
-    label = _relative(config.baseline, config.root)
+    label = relative_path(config.baseline, config.root)
     if ref is not None and ref != WORKING_TREE:
         return read_baseline_at_ref(config.baseline, ref, config.root), f"{ref}:{label}"
     if not config.baseline.exists():
@@ -1313,22 +981,6 @@ def add_trends(config: Config, results: Sequence[SuiteResult]) -> None:
                 summary.trend = [point.score for point in points[-TREND_BLESSES:]]
 
 
-def select_suites(config: Config, suites: Sequence[str] | None) -> list[str]:
-    """The names of the chosen suites (all when None), in configuration order."""
-    if suites is None:
-        return list(config.suites)
-    from goldgate.errors import did_you_mean
-
-    for name in suites:
-        if name not in config.suites:
-            hint = did_you_mean(name, list(config.suites))
-            raise UsageError(
-                f"no suite {name!r} in {config.source or 'the configuration'}{hint};"
-                f" suites: {', '.join(config.suites)}"
-            )
-    return [name for name in config.suites if name in set(suites)]
-
-
 def _digests(golden: GoldenSet) -> Mapping[str, str]:
     return golden.digests()  # computed once per golden set, as it was read
 
@@ -1338,17 +990,10 @@ def failed_suite(config: Config, name: str, error: str) -> SuiteResult:
     return SuiteResult(
         name=name,
         verdict=Verdict.ERROR,
-        goldens=_goldens_label(config, name),
+        goldens=goldens_label(config, name),
         golden_hash="",
         n_examples=0,
         metrics=[],
         checks=[],
         error=error,
     )
-
-
-def _relative(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return path.as_posix()

@@ -38,7 +38,9 @@ from goldgate.gate.rules import evaluate_suite
 from goldgate.gate.stats import sample_score
 from goldgate.model.config import Config
 from goldgate.model.result import CheckStatus, gain
-from goldgate.runner import ScoredSuite, score_outputs, select_suites, suite_baseline
+from goldgate.pipeline.plan import select_suites
+from goldgate.pipeline.score import ScoredSuite, score_outputs
+from goldgate.runner import suite_baseline
 from goldgate.terminal.progress import ProgressReporter
 
 #: confidence used for the upper bound of the run-to-run spread

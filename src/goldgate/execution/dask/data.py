@@ -66,7 +66,7 @@ from goldgate.model.goldens import (
 if TYPE_CHECKING:
     from goldgate.execution.pool import FloatArray, MetricPairs
     from goldgate.model.config import Config
-    from goldgate.runner import ScoredSuite
+    from goldgate.pipeline.score import ScoredSuite
     from goldgate.terminal.progress import ProgressReporter
 
 #: ids a message shows before "and N more"
@@ -371,7 +371,7 @@ def score_predictions_on_dask(
     from goldgate.execution.pool import stack_parts
     from goldgate.metrics.batch import BatchMetric
     from goldgate.metrics.engine import MetricComputeError
-    from goldgate.runner import (
+    from goldgate.pipeline.score import (
         create_suite_metrics,
         metric_context,
         score_outputs,

@@ -1,0 +1,1 @@
+"""The stages that runner orchestrates: plan, score, compare, record, verify (check)."""

@@ -164,6 +164,8 @@ def build_project(directory: Path, examples: list[dict[str, Any]], resamples: in
 def child(directory: Path, action: str) -> None:
     """Run ``action`` (run or bless) in-process with timers; print the timings as JSON."""
     started = time.perf_counter()
+    import goldgate.pipeline.compare as compare
+    import goldgate.pipeline.record as record
     import goldgate.runner as runner
     import goldgate.systems.obtain as systems
     from goldgate.model.config import load_config
@@ -185,12 +187,12 @@ def child(directory: Path, action: str) -> None:
 
     timed(runner, "load_goldens", "load")
     timed(systems, "obtain_outputs", "load")
-    timed(runner, "_load_baseline", "load")
+    timed(runner, "load_baseline", "load")
     timed(runner, "score_arrays", "metrics")
-    timed(runner, "evaluate_suite", "gate")
-    timed(runner, "_examples", "json")
-    timed(runner, "write_result", "json")
-    timed(runner, "write_baseline", "json")
+    timed(compare, "evaluate_suite", "gate")
+    timed(compare, "_examples", "json")
+    timed(record, "write_result", "json")
+    timed(record, "write_baseline", "json")
 
     begin = time.perf_counter()
     config = load_config(directory / "goldgate.yaml")

@@ -16,14 +16,15 @@ from typing import Any
 
 import pytest
 
-from goldgate import runner
 from goldgate.cli.main import main
 from goldgate.errors import BaselineError
 from goldgate.model import baseline as baseline_module
 from goldgate.model import goldens as goldens_module
 from goldgate.model.baseline import blessed_nrefs, read_baseline
 from goldgate.model.config import Config, load_config
-from goldgate.runner import SuiteCheck, bless, check
+from goldgate.pipeline import verify
+from goldgate.pipeline.verify import SuiteCheck
+from goldgate.runner import bless, check
 from tests.test_scale import make_project
 
 
@@ -39,20 +40,20 @@ def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, packed: bool) -
 def _unread(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every golden set read from now on, by suite."""
     read: list[str] = []
-    real = runner.load_suite_goldens
+    real = verify.load_suite_goldens
 
     def counting(config: Config, name: str) -> object:
         read.append(name)
         return real(config, name)
 
-    monkeypatch.setattr(runner, "load_suite_goldens", counting)
+    monkeypatch.setattr(verify, "load_suite_goldens", counting)
     return read
 
 
 def _slow(config: Config, monkeypatch: pytest.MonkeyPatch) -> list[SuiteCheck]:
     """``check`` with the fast path turned off: what reading the records finds."""
     with monkeypatch.context() as patched:
-        patched.setattr(runner, "_check_by_index", lambda *args: None)
+        patched.setattr(verify, "_check_by_index", lambda *args: None)
         return check(config)
 
 
@@ -110,7 +111,7 @@ def test_any_other_byte_reads_the_records(tmp_path: Path, monkeypatch: pytest.Mo
     found = check(config)
     assert read == []
     with monkeypatch.context() as patched:
-        patched.setattr(runner, "compare_records", lambda *args: None)
+        patched.setattr(verify, "compare_records", lambda *args: None)
         assert check(config) == found
     assert read == ["gen"]
     assert found[0].error is None and found[0].note is None and found[0].n_examples == 60

@@ -16,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from goldgate import runner
 from goldgate.errors import BaselineError
 from goldgate.model import baseline as baseline_module
 from goldgate.model import golden_index as golden_file_index
@@ -24,7 +23,9 @@ from goldgate.model.baseline import read_baseline
 from goldgate.model.config import Config, load_config
 from goldgate.model.golden_index import compare_records, file_chunks
 from goldgate.model.goldens import load_goldens
-from goldgate.runner import SuiteCheck, bless, check
+from goldgate.pipeline import verify
+from goldgate.pipeline.verify import SuiteCheck
+from goldgate.runner import bless, check
 from tests.test_scale import make_project
 
 N = 60
@@ -64,16 +65,16 @@ def _checked(config: Config, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Suit
     """``check`` with the index, whether it read every record, and the same as without it
     (but for the content hash, which a change counted from the index does not compute)."""
     read: list[str] = []
-    real = runner.load_suite_goldens
+    real = verify.load_suite_goldens
 
     def counting(config: Config, name: str) -> object:
         read.append(name)
         return real(config, name)
 
     with monkeypatch.context() as patched:
-        patched.setattr(runner, "load_suite_goldens", counting)
+        patched.setattr(verify, "load_suite_goldens", counting)
         found = check(config)
-        patched.setattr(runner, "compare_records", lambda *args: None)
+        patched.setattr(verify, "compare_records", lambda *args: None)
         every_record = check(config)
     indexed = read == ["gen"]  # only the check without the index read the records
     if indexed and found[0].note is not None:

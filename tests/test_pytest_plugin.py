@@ -502,16 +502,16 @@ def test_xdist_runs_the_system_and_gate_once(
     project.makeconftest(
         """
         import os
-        import goldgate.runner
+        import goldgate.pipeline.record
 
-        _write_result = goldgate.runner.write_result
+        _write_result = goldgate.pipeline.record.write_result
 
         def counting(*args, **kwargs):
             with open(os.environ["GG_WRITES"], "a") as handle:
                 handle.write("write\\n")
             return _write_result(*args, **kwargs)
 
-        goldgate.runner.write_result = counting
+        goldgate.pipeline.record.write_result = counting
         """
     )
     writes = project.path / "writes.txt"

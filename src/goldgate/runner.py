@@ -1,4 +1,5 @@
-"""The one orchestration every face calls: config → goldens → outputs → scores → verdict.
+"""The one orchestration every face calls: plan → obtain outputs → score → compare → record
+→ present.
 
 ``run`` scores every suite, compares it with the baseline and returns the whole
 :class:`~goldgate.model.result.RunResult`; ``bless`` writes the baseline from a fresh scoring;
@@ -7,6 +8,12 @@ The library never prints or exits: problems are typed :class:`~goldgate.errors.G
 exceptions, or, when they concern one suite of a run, that suite's ``error`` and the
 ``error`` verdict.
 
+The stages are the modules of :mod:`goldgate.pipeline`: ``plan`` (the suites and their golden
+sets), ``score`` (the system's outputs and every metric's statistics), ``compare`` (the
+baseline, golden-set change, gate rules and drift), ``record`` (the result, the baseline, the
+reports), with ``reuse`` (the outputs a bless already has) and ``verify`` (``check``). The
+history is recorded by :mod:`goldgate.history.recording`.
+
 Systems that return several samples per input (``samples > 1``) are scored one sample index
 at a time, each as its own candidate set, and the scores are averaged; per-example scores
 are averaged the same way, and components are computed from statistics pooled over samples.
@@ -14,90 +21,30 @@ are averaged the same way, and components are computed from statistics pooled ov
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
-from goldgate._version import __version__
-from goldgate.errors import (
-    BaselineError,
-    GoldgateError,
-)
+from goldgate.errors import BaselineError, GoldgateError
 from goldgate.execution.memory import release_free_memory
-from goldgate.execution.pool import resolve_jobs
-from goldgate.gate.drift import Anchors, drift_checks
-from goldgate.gate.golden_change import (
-    change_since,
-    describe,
-    describe_against,
-    removed_check,
-    with_blessed_outputs,
-)
-from goldgate.gate.rules import (
-    SuiteEvaluation,
-    combine_verdicts,
-    components_of,
-    evaluate_suite,
-    verdict_of,
-)
-from goldgate.gate.stats import sample_score
-from goldgate.io.atomic import locked
-from goldgate.metrics.batch import BatchMetric
-from goldgate.model.baseline import (
-    Baseline,
-    BaselineMetric,
-    BlessedOutputs,
-    SuiteBaseline,
-    blessed_nrefs,
-    packs,
-    read_baseline,
-    read_baseline_at_ref,
-    strip_nrefs,
-    verify_scores,
-    verify_suite,
-    write_baseline,
-)
+from goldgate.gate.drift import Anchors
+from goldgate.model.baseline import Baseline, SuiteBaseline, read_baseline
 from goldgate.model.config import Config
-from goldgate.model.golden_index import FileComparison, compare_records, file_chunks
-from goldgate.model.goldens import (
-    GoldenSet,
-    golden_file_hash,
-    golden_format,
-    is_dataset,
+from goldgate.model.result import CheckStatus, RunResult, SuiteResult
+from goldgate.pipeline.compare import (
+    add_trends,
+    drift_anchors,
+    fill_blessed_outputs,
+    gate_suite,
+    load_baseline,
+    review_suite,
 )
-from goldgate.model.packed import PackError
-from goldgate.model.result import (
-    CheckStatus,
-    ExampleColumns,
-    GoldenChange,
-    MetricCalls,
-    MetricSummary,
-    RunResult,
-    SignificanceSettings,
-    SuiteResult,
-    Verdict,
-)
-from goldgate.pipeline.plan import (
-    goldens_label,
-    load_suite_goldens,
-    own_files,
-    relative_path,
-    select_suites,
-)
-from goldgate.pipeline.score import (
-    ScoredSuite,
-    create_suite_metrics,
-    score_suite,
-)
+from goldgate.pipeline.plan import relative_path, select_suites
+from goldgate.pipeline.record import failed_suite, run_result, write_blessed, write_run_reports
+from goldgate.pipeline.reuse import kept_outputs, reviewed_outputs, reviewed_result
+from goldgate.pipeline.score import ScoredSuite, score_suite
+from goldgate.pipeline.verify import SuiteCheck, check_suite
 from goldgate.terminal.progress import ProgressReporter
-
-RESULT_FILENAME = "result.json"
-
-
-# -- the public entry points ------------------------------------------------------------------
 
 
 def run(
@@ -123,8 +70,8 @@ def run(
     ``anchor_ref`` overrides the configured anchor of the ``max_drift`` rules.
     """
     names = select_suites(config, suites)
-    baseline, baseline_label = _load_baseline(config, baseline_ref)
-    anchors = _anchors(config, anchor_ref)
+    baseline, baseline_label = load_baseline(config, baseline_ref)
+    anchors = drift_anchors(config, anchor_ref)
     results: list[SuiteResult] = []
     hints: list[str] = []
     errors: list[str] = []
@@ -151,15 +98,7 @@ def run(
     release_free_memory()
     # Only now are the blessed outputs of edited and removed examples decoded (a packed
     # suite's whole block): not on top of the statistics of both sides.
-    for index, suite_result in enumerate(results):
-        change = suite_result.golden_change
-        if change is not None and suite_result.name in outputs_of:
-            blessed_outputs = outputs_of[suite_result.name]
-            filled = with_blessed_outputs(change, blessed_outputs)
-            results[index] = suite_result.model_copy(update={"golden_change": filled})
-            if isinstance(blessed_outputs, BlessedOutputs):
-                blessed_outputs.release()
-
+    fill_blessed_outputs(results, outputs_of)
     add_trends(config, results)
     if not baseline_found:
         hints.insert(
@@ -167,17 +106,14 @@ def run(
             f"no baseline at {baseline_label}: only min/max gates were checked; run"
             " `goldgate bless` to accept these scores as the baseline",
         )
-    result = _run_result(config, results, baseline_label, baseline_found, hints, errors)
+    result = run_result(config, results, baseline_label, baseline_found, hints, errors)
     if history_source is not None:
         from goldgate.history.recording import record_run
 
         result.hints.extend(record_run(result, config, source=history_source))
         release_free_memory()
     if write_reports:
-        formats = list(config.report.formats) if report_formats is None else list(report_formats)
-        examples = sum(suite.n_examples for suite in results)
-        threads = resolve_jobs(config.engine.jobs, examples)
-        write_result(result, config.report.dir, formats, threads=threads)
+        write_run_reports(config, result, report_formats)
     return result
 
 
@@ -192,48 +128,16 @@ def _score_and_gate(
     """One suite scored and gated; its statistics are let go on return (the result keeps
     what the reports need)."""
     scored = score_suite(config, name, progress=progress)
-    suite_baseline = baseline.suites.get(name) if baseline is not None else None
-    return _gate_suite(
+    blessed = baseline.suites.get(name) if baseline is not None else None
+    return gate_suite(
         config,
         name,
         scored,
-        suite_baseline,
+        blessed,
         baseline_label,
         baseline is not None,
         anchors,
         fill_outputs=False,
-    )
-
-
-def _run_result(
-    config: Config,
-    results: list[SuiteResult],
-    baseline_label: str,
-    baseline_found: bool,
-    hints: list[str],
-    errors: list[str],
-) -> RunResult:
-    significance = config.significance
-    return RunResult(
-        goldgate_version=__version__,
-        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        verdict=combine_verdicts([suite.verdict for suite in results]),
-        config=relative_path(config.source, config.root) if config.source else None,
-        baseline=baseline_label,
-        baseline_found=baseline_found,
-        significance=(
-            SignificanceSettings(
-                method=significance.method,
-                resamples=significance.resamples,
-                alpha=significance.alpha,
-                seed=significance.seed,
-            )
-            if significance is not None
-            else None
-        ),
-        suites=results,
-        hints=hints,
-        errors=errors,
     )
 
 
@@ -306,694 +210,65 @@ def bless_reviewed(
     # Only a system that costs something to call reuses the reviewed run's outputs: for a
     # predictions file the saved result (a million example rows) would be read for nothing.
     reusing = not rerun and any(config.system_for(n).kind != "predictions" for n in names)
-    reviewed = _reviewed_result(config) if reusing else None
+    reviewed = reviewed_result(config) if reusing else None
     scored: dict[str, ScoredSuite] = {}
     results: list[SuiteResult] = []
     failed: dict[str, list[str]] = {}
     for name in names:
         kept = current.suites.get(name) if current is not None and new_only else None
-        if kept is not None:
-            scored[name] = score_suite(
-                config,
-                name,
-                progress=progress,
-                known=_kept_outputs(config, name, kept),
-                known_source="baseline",
-            )
-        else:
-            scored[name] = _score_reusing(config, name, reviewed, progress)
+        scored[name] = _score_for_bless(config, name, kept, reviewed, progress)
         previous = current.suites.get(name) if current is not None else None
-        # The review is a table of scores and checks: no per-example rows are built for it.
-        try:
-            suite_result, _ = _gate_suite(
-                config, name, scored[name], previous, label, current is not None, examples=False
-            )
-        except BaselineError:  # other metric settings: being accepted, nothing to compare
-            suite_result, _ = _gate_suite(
-                config, name, scored[name], None, label, False, examples=False
-            )
+        suite_result = review_suite(
+            config, name, scored[name], previous, label, current is not None
+        )
         results.append(suite_result)
         messages = [c.message for c in suite_result.checks if c.status is CheckStatus.FAIL]
         if messages:
             failed[name] = messages
-    review = _run_result(config, results, label, current is not None, [], [])
+    review = run_result(config, results, label, current is not None, [], [])
     if failed and not allow_regression:
         return BlessOutcome(config.baseline, review, written=False, failed=failed)
-    # The read-modify-write under the baseline's lock, the file read afresh: a bless of
-    # another suite running at the same time lands either before (and is kept) or after (and
-    # keeps ours). The scoring above stays outside the lock.
-    with locked(config.baseline.parent):
-        existing: Baseline | None = None
-        # A full bless of every suite keeps nothing of the old file: it may replace a damaged one.
-        if config.baseline.exists() and (new_only or suites is not None):
-            existing = read_baseline(config.baseline)
-        blessed: dict[str, SuiteBaseline] = {}
-        if existing is not None:
-            blessed.update(
-                (name, suite) for name, suite in existing.suites.items() if name in config.suites
-            )
-        for name in names:
-            fresh = suite_baseline(config, scored[name])
-            old = existing.suites.get(name) if existing is not None and new_only else None
-            blessed[name] = fresh if old is None else merge_new_only(old, fresh, scored[name], name)
-            if name in failed:
-                blessed[name] = blessed[name].model_copy(update={"forced": failed[name]})
-        baseline = Baseline(
-            goldgate_version=__version__,
-            suites={name: blessed[name] for name in config.suites if name in blessed},
-        )
-        write_baseline(config.baseline, baseline)
+    write_blessed(config, names, scored, failed, new_only=new_only, suites=suites)
     return BlessOutcome(config.baseline, review, written=True, failed=failed)
 
 
-def _reviewed_result(config: Config) -> RunResult | None:
-    """The last result written to the report directory, when there is a readable one."""
-    path = config.report.dir / RESULT_FILENAME
-    if not path.is_file():
-        return None
-    try:
-        return RunResult.from_json_file(path)
-    except GoldgateError:
-        return None
-
-
-def _score_reusing(
-    config: Config, name: str, reviewed: RunResult | None, progress: ProgressReporter | None
+def _score_for_bless(
+    config: Config,
+    name: str,
+    kept: SuiteBaseline | None,
+    reviewed: RunResult | None,
+    progress: ProgressReporter | None,
 ) -> ScoredSuite:
-    """Score a suite for bless, with the reviewed run's outputs when they stand for today's."""
-    from goldgate.systems.cache import identity_digest
-    from goldgate.systems.obtain import system_identity
-
-    system = config.system_for(name)
-    previous = next((s for s in (reviewed.suites if reviewed else []) if s.name == name), None)
-    if previous is None or previous.system is None or system.kind == "predictions":
-        return score_suite(config, name, progress=progress)
-    suite = config.suites[name]
-    golden = load_suite_goldens(config, name)
-    counts = golden.reference_counts()
-    signatures = {
-        spec: str(metric.signature(counts)) for spec, metric in suite.create_metrics().items()
-    }
-    outputs = {example.id: [example.output] for example in previous.examples}
-    _, identity = system_identity(system, root=config.root, ignore=own_files(config))
-    digest = identity_digest(identity)
-    if (
-        previous.error is None
-        and system.samples == 1
-        and previous.golden_hash == golden.content_hash
-        and previous.system == digest
-        and {m.metric: m.signature for m in previous.metrics} == signatures
-        and len(outputs) == len(golden)
-        and all(example_id in outputs for example_id in golden.ids())
-    ):
-        assert reviewed is not None  # previous came from it
+    """Score a suite for bless with the outputs already in hand: the blessed ones ``kept``
+    (``--new-only``), else the reviewed run's when they stand for today's."""
+    if kept is not None:
         return score_suite(
             config,
             name,
             progress=progress,
-            known=outputs,
-            known_source="result",
-            known_since=reviewed.created_at,
-            identity=digest,
+            known=kept_outputs(config, name, kept),
+            known_source="baseline",
         )
-    return score_suite(config, name, progress=progress)
-
-
-@dataclass(frozen=True)
-class SuiteCheck:
-    """What ``check`` found for one suite."""
-
-    suite: str
-    n_examples: int
-    #: the golden set's content hash; None when ``check`` counted a change from the region of
-    #: the file that changed, without reading every record (see golden_file_index)
-    golden_hash: str | None
-    #: None when the suite agrees with the baseline (or has none yet); else the problem
-    error: str | None = None
-    in_baseline: bool = False
-    #: how the golden set changed since the baseline, when it did (compared on the shared part)
-    note: str | None = None
-    #: configured metrics the baseline has no score of yet (nothing to compare them with)
-    unblessed: tuple[str, ...] = ()
+    reused = reviewed_outputs(config, name, reviewed)
+    if reused is None:
+        return score_suite(config, name, progress=progress)
+    return score_suite(
+        config,
+        name,
+        progress=progress,
+        known=reused.outputs,
+        known_source="result",
+        known_since=reused.since,
+        identity=reused.identity,
+    )
 
 
 def check(config: Config, *, baseline_ref: str | None = None) -> list[SuiteCheck]:
     """Validate golden sets and the baseline against the configuration, running no system."""
-    baseline, label = _load_baseline(config, baseline_ref)
-    found: list[SuiteCheck] = []
-    for name in config.suites:
-        blessed = baseline.suites.get(name) if baseline is not None else None
-        try:
-            if blessed is not None:
-                _check_outputs(blessed, name, label)
-            unblessed = (
-                tuple(spec for spec in config.suites[name].metrics if spec not in blessed.metrics)
-                if blessed is not None
-                else ()
-            )
-            quick = _check_by_index(config, name, blessed, label)
-            if quick is not None:
-                found.append(replace(quick, unblessed=unblessed))
-                continue
-            golden = load_suite_goldens(config, name)
-            metrics = create_suite_metrics(config, name)
-            counts = golden.reference_counts()
-            signatures = {spec: str(metric.signature(counts)) for spec, metric in metrics.items()}
-            note = None
-            if blessed is not None:
-                if (
-                    blessed.golden_hash != golden.content_hash
-                    and config.on_golden_change == "compare"
-                ):
-                    note = describe_against(
-                        blessed,
-                        digests=_digests(golden),
-                        signatures=signatures,
-                        suite=name,
-                        source=label,
-                    )
-                else:
-                    verify_suite(
-                        blessed,
-                        suite=name,
-                        golden_hash=golden.content_hash,
-                        signatures=signatures,
-                        source=label,
-                        digests=_digests(golden),
-                    )
-                # the blessed scores must follow from the blessed statistics
-                verify_scores(blessed, metrics, signatures=signatures, suite=name, source=label)
-            found.append(
-                SuiteCheck(
-                    name,
-                    len(golden),
-                    golden.content_hash,
-                    None,
-                    blessed is not None,
-                    note,
-                    unblessed,
-                )
-            )
-        except GoldgateError as exc:
-            found.append(SuiteCheck(name, 0, "", str(exc)))
-    return found
-
-
-def _check_outputs(blessed: SuiteBaseline, name: str, label: str) -> None:
-    """Refuse a packed suite's outputs block of the wrong number of examples or samples, as
-    a run's reports do when they decode it."""
-    try:
-        blessed.check_outputs()
-    except PackError as exc:
-        raise BaselineError(
-            f"{label}: damaged baseline: suite {name!r}: {exc}; restore it from git or run"
-            " `goldgate bless` again"
-        ) from None
-
-
-def _check_by_index(
-    config: Config, name: str, blessed: SuiteBaseline | None, label: str
-) -> SuiteCheck | None:
-    """``check`` of a packed suite from the blessed golden set file's hash and index, reading
-    at most the region of the file that changed; None when they do not settle it and every
-    record must be read.
-
-    The same bytes read by the same rules are the same records: the blessed signatures carry
-    goldgate's version, so a baseline of another version (other rules) fails as it would.
-    Only a packed suite is taken on trust: its ids and digests were checked against their
-    blocks' SHA-256 when the baseline was read, where an edited digest of an unpacked suite
-    would only show against the records (and an unpacked suite is small enough to read).
-    """
-    location = config.suites[name].goldens_location
-    if (
-        blessed is None
-        or blessed.packed is None
-        or blessed.golden_file_hash is None
-        # the file hash and index are trusted only when bound to the packed blocks (checked
-        # as the baseline was read): a baseline merged hunk by hunk from two blesses could
-        # pair one bless's hash with another's examples. Older baselines read the records.
-        or blessed.binding is None
-        or is_dataset(location)
-    ):
-        return None
-    nrefs = blessed_nrefs(blessed)
-    path = config.suites[name].goldens
-    if nrefs is None:
-        return None
-    # The same bytes are the same records only when read by the same reader: a file renamed
-    # from .jsonl to .csv (or .json) holds other records, or none, in the blessed bytes.
-    reader = golden_format(path.name)
-    if reader is None or reader != golden_format(blessed.goldens):
-        return None
-    if golden_file_hash(path) == blessed.golden_file_hash:
-        return _check_unchanged(config, name, blessed, nrefs, label)
-    chunks = blessed.golden_file_chunks
-    compared = compare_records(path, chunks) if chunks is not None else None
-    if compared is None:
-        return None
-    if compared.same:
-        return _check_unchanged(config, name, blessed, nrefs, label)
-    if config.on_golden_change != "compare":  # the error names the new content hash
-        return None
-    return _check_edited(config, name, blessed, nrefs, compared, label)
-
-
-def _check_unchanged(
-    config: Config, name: str, blessed: SuiteBaseline, nrefs: str, label: str
-) -> SuiteCheck:
-    """``check`` of a suite whose golden set file holds the blessed records: the metrics'
-    signatures and the blessed scores are checked, the records need not be read."""
-    metrics = create_suite_metrics(config, name)
-    signatures = {spec: str(metric.signature(nrefs=nrefs)) for spec, metric in metrics.items()}
-    verify_suite(
-        blessed, suite=name, golden_hash=blessed.golden_hash, signatures=signatures, source=label
-    )
-    verify_scores(blessed, metrics, signatures=signatures, suite=name, source=label)
-    return SuiteCheck(name, blessed.n_examples, blessed.golden_hash, None, True)
-
-
-def _check_edited(
-    config: Config,
-    name: str,
-    blessed: SuiteBaseline,
-    nrefs: str,
-    compared: FileComparison,
-    label: str,
-) -> SuiteCheck | None:
-    """``check`` of a suite whose golden set file changed in one region: its records and the
-    blessed digests of the pieces found around it tell what was added, edited and removed,
-    as reading every record would (None when they cannot: an id twice, say, or the region
-    holds the examples it replaced, where only the content hash tells whether the set is
-    the blessed one)."""
-    blessed_raw = blessed.digest_bytes()
-    now = compared.nrefs(nrefs)
-    if blessed_raw is None or now is None:
-        return None
-    digests = compared.digests(blessed.example_ids(), blessed_raw)
-    if digests is None:
-        return None
-    metrics = create_suite_metrics(config, name)
-    signatures = {spec: str(metric.signature(nrefs=now)) for spec, metric in metrics.items()}
-    note = describe_against(
-        blessed, digests=digests, signatures=signatures, suite=name, source=label
-    )
-    verify_scores(blessed, metrics, signatures=signatures, suite=name, source=label)
-    return SuiteCheck(name, len(digests), None, None, True, note)
-
-
-# -- scoring ----------------------------------------------------------------------------------
-
-
-# -- gating -----------------------------------------------------------------------------------
-
-
-def _gate_suite(
-    config: Config,
-    name: str,
-    scored: ScoredSuite,
-    blessed: SuiteBaseline | None,
-    baseline_label: str,
-    baseline_found: bool,
-    anchors: Anchors | None = None,
-    *,
-    examples: bool = True,
-    fill_outputs: bool = True,
-) -> tuple[SuiteResult, list[str]]:
-    """One scored suite gated against its baseline entry ``blessed``. ``fill_outputs``
-    false leaves the blessed outputs of the examples edited or removed since the baseline
-    for the caller to fill in (:func:`with_blessed_outputs`)."""
-    suite = config.suites[name]
-    hints: list[str] = [f"suite {name!r}: {scored.ignored}"] if scored.ignored else []
-    change: GoldenChange | None = None
-    #: blessed ids whose golden record was edited since: not paired with today's example
-    unpaired: frozenset[str] = frozenset()
-    if blessed is not None:
-        signatures = {item.spec: item.signature for item in scored.scores.metrics}
-        if (
-            blessed.golden_hash != scored.golden.content_hash
-            and config.on_golden_change == "compare"
-        ):
-            change = change_since(
-                blessed,
-                digests=_digests(scored.golden),
-                metrics={item.spec: item.metric for item in scored.scores.metrics},
-                signatures=signatures,
-                suite=name,
-                source=baseline_label,
-            )
-            # The whole baseline, with the edited examples left unpaired, pairs as the
-            # baseline cut down to the shared ones would (the added and removed ones have no
-            # partner anyway), without a second copy of a million examples' statistics.
-            unpaired = frozenset(example.id for example in change.edited)
-            advice = (
-                "; run `goldgate bless --new-only` to add the new examples to the baseline"
-                if change.added and not change.removed and not change.edited
-                else ""
-            )
-            hints.append(f"suite {name!r}: {describe(change)}{advice}")
-            gone = len(change.removed) + len(change.edited)
-            if gone:
-                hints.append(
-                    f"suite {name!r}: {gone} example{'s' if gone != 1 else ''} removed or"
-                    " edited since the baseline: a removal can hide a regression; review their"
-                    " blessed scores in the report (max_removed caps them)"
-                )
-        else:
-            verify_suite(
-                blessed,
-                suite=name,
-                golden_hash=scored.golden.content_hash,
-                signatures=signatures,
-                source=baseline_label,
-                digests=_digests(scored.golden),
-            )
-        # the blessed scores must follow from the blessed statistics
-        verify_scores(
-            blessed,
-            {item.spec: item.metric for item in scored.scores.metrics},
-            signatures=signatures,
-            suite=name,
-            source=baseline_label,
+    baseline, label = load_baseline(config, baseline_ref)
+    return [
+        check_suite(
+            config, name, baseline.suites.get(name) if baseline is not None else None, label
         )
-        missing = [item.spec for item in scored.scores.metrics if item.spec not in blessed.metrics]
-        if missing:
-            hints.append(
-                f"suite {name!r}: {', '.join(missing)} not in the baseline yet; run"
-                " `goldgate bless --new-only` to add them"
-            )
-    elif baseline_found:
-        hints.append(
-            f"suite {name!r} is not in the baseline yet: only min/max gates were checked;"
-            f" run `goldgate bless --suite {name}` to add it"
-        )
-    evaluation = evaluate_suite(
-        scored.scores,
-        blessed,
-        suite.gate,
-        config.significance,
-        slices=suite.slices,
-        jobs=resolve_jobs(config.engine.jobs, len(scored.scores.ids)),
-        unpaired=unpaired,
-    )
-    _record_calls(scored, evaluation.metrics)
-    if change is not None and blessed is not None and fill_outputs:
-        change = with_blessed_outputs(change, blessed.blessed_outputs())
-    if change is not None:
-        removed = removed_check(name, change, config.max_removed)
-        if removed is not None:
-            evaluation.checks.append(removed)
-            evaluation.verdict = verdict_of(evaluation.checks)
-    if anchors is not None:
-        drift = drift_checks(scored.scores, suite.gate, anchors, config.significance)
-        evaluation.checks.extend(drift)
-        evaluation.verdict = verdict_of(evaluation.checks)
-    if evaluation.verdict is Verdict.IMPROVED:
-        risen = [
-            f"{check.metric} {check.delta:+.2f}"
-            for check in evaluation.checks
-            if check.status is CheckStatus.IMPROVED and check.slice is None and check.delta
-        ]
-        detail = f" ({', '.join(dict.fromkeys(risen))})" if risen else ""
-        hints.append(
-            f"suite {name!r} improved{detail}: run `goldgate bless` to make these scores"
-            " the new baseline"
-        )
-    result = SuiteResult(
-        name=name,
-        verdict=evaluation.verdict,
-        goldens=goldens_label(config, name),
-        golden_hash=scored.golden.content_hash,
-        n_examples=len(scored.golden),
-        metrics=evaluation.metrics,
-        checks=evaluation.checks,
-        slices=evaluation.slices,
-        examples=_examples(scored, blessed, evaluation, unpaired) if examples else [],
-        golden_change=change,
-        cache=scored.cache,
-        system=scored.identity,
-    )
-    return result, hints
-
-
-def _record_calls(scored: ScoredSuite, summaries: Sequence[MetricSummary]) -> None:
-    """Put this run's requests, retries and cache hits beside each calling metric's score."""
-    metrics = {item.spec: item.metric for item in scored.scores.metrics}
-    for summary in summaries:
-        metric = metrics.get(summary.metric)
-        tally = metric.call_tally() if isinstance(metric, BatchMetric) else None
-        if tally is not None:
-            summary.calls = MetricCalls(
-                requests=tally.requests, retries=tally.retries, cached=tally.cached
-            )
-
-
-def _examples(
-    scored: ScoredSuite,
-    blessed: SuiteBaseline | None,
-    evaluation: SuiteEvaluation,
-    unpaired: frozenset[str] = frozenset(),
-) -> ExampleColumns:
-    """The suite's examples as columns over what the run holds anyway (golden records,
-    outputs, the gate's score columns): a row is built only when a report reads it. An
-    example in ``unpaired`` (edited since the baseline) has no blessed outputs."""
-    outputs_of = blessed.blessed_outputs() if blessed is not None else None
-    if outputs_of is not None and unpaired:
-        blessed_outputs = outputs_of
-
-        def outputs_of(example_id: str) -> list[str] | None:
-            return None if example_id in unpaired else blessed_outputs(example_id)
-
-    return ExampleColumns(
-        scored.golden.records,
-        scored.outputs,
-        scores=evaluation.scores,
-        baseline_scores=evaluation.baseline_scores,
-        # not the baseline itself: its statistics are let go once the suite is gated
-        baseline_outputs=outputs_of,
-        flipped_to_wrong=evaluation.flipped_to_wrong,
-        flipped_to_right=evaluation.flipped_to_right,
-        notes=scored.notes,
-        paired_at=evaluation.paired_at,
-        # the digests the golden set computed as it was read (8 bytes an example), not
-        # computed again from every record for the history
-        record_digests=scored.golden.digests().of,
-    )
-
-
-# -- the baseline -----------------------------------------------------------------------------
-
-
-def suite_baseline(config: Config, scored: ScoredSuite) -> SuiteBaseline:
-    """The baseline entry of a scored suite: everything a later paired comparison needs."""
-    metrics = {
-        item.spec: BaselineMetric(
-            signature=item.signature,
-            score=sample_score(item.metric, item.stats),
-            stat_names=list(item.metric.stat_names),
-            components=components_of(item.metric, item.stats),
-        )
-        for item in scored.scores.metrics
-    }
-    digests = _digests(scored.golden)
-    ids = scored.scores.ids
-    return SuiteBaseline.build(
-        golden_hash=scored.golden.content_hash,
-        goldens=goldens_label(config, scored.scores.name),
-        golden_file_hash=scored.golden.file_hash(),
-        # what tells the blessed records in other bytes, for a suite large enough to pack
-        golden_file_chunks=file_chunks(scored.golden) if packs(len(ids)) else None,
-        samples=scored.samples,
-        metrics=metrics,
-        ids=ids,
-        digests=[digests[example_id] for example_id in ids],
-        outputs=[scored.outputs[example_id] for example_id in ids],
-        stats={item.spec: item.stats for item in scored.scores.metrics},
-    )
-
-
-def _kept_outputs(config: Config, name: str, old: SuiteBaseline) -> dict[str, list[str]]:
-    """The blessed outputs ``bless --new-only`` keeps; an edited example is refused first."""
-    golden = load_suite_goldens(config, name)
-    digests = _digests(golden)
-    blessed_digests = old.digests()
-    for example_id, digest in digests.items():
-        blessed = blessed_digests.get(example_id)
-        if blessed is not None and blessed != digest:
-            raise BaselineError(
-                f"suite {name!r}, example {example_id!r}: changed since it was blessed (input,"
-                " references or tags); run `goldgate bless` (without --new-only) to accept"
-                " every score again"
-            )
-    return {
-        example_id: list(old.outputs_of(example_id) or [])
-        for example_id in digests
-        if example_id in blessed_digests
-    }
-
-
-def merge_new_only(
-    old: SuiteBaseline, fresh: SuiteBaseline, scored: ScoredSuite, name: str
-) -> SuiteBaseline:
-    """Keep the blessed examples of ``old`` and add from ``fresh`` only examples new to it.
-
-    Metrics new to the suite are taken from ``fresh`` whole, since nothing of theirs was
-    blessed. An example whose content changed, a changed signature or sample count cannot be
-    kept and is a ``BaselineError``: that needs a full ``goldgate bless``.
-    """
-    advice = "; run `goldgate bless` (without --new-only) to accept every score again"
-    if old.samples != fresh.samples:
-        raise BaselineError(
-            f"suite {name!r}: the baseline has {old.samples} samples per input, the system now"
-            f" gives {fresh.samples}{advice}"
-        )
-    for spec, entry in fresh.metrics.items():
-        kept = old.metrics.get(spec)
-        if kept is not None and strip_nrefs(kept.signature) != strip_nrefs(entry.signature):
-            raise BaselineError(
-                f"suite {name!r}, metric {spec!r}: the signature changed (baseline"
-                f" {kept.signature}, now {entry.signature}){advice}"
-            )
-    ids = list(scored.scores.ids)
-    old_digests = old.digests()
-    fresh_digests = fresh.digests()
-    for example_id in ids:
-        blessed = old_digests.get(example_id)
-        if blessed is not None and blessed != fresh_digests[example_id]:
-            raise BaselineError(
-                f"suite {name!r}, example {example_id!r}: changed since it was blessed"
-                f" (input, references or tags){advice}"
-            )
-    # Positions of the examples kept from the old baseline; the rest come from today.
-    kept_ids = [example_id for example_id in ids if example_id in old_digests]
-    kept_at = np.fromiter(
-        (index for index, example_id in enumerate(ids) if example_id in old_digests),
-        dtype=np.int64,
-    )
-    stats = {}
-    for spec in fresh.metrics:
-        array = np.array(fresh.stats_array(spec, ids), dtype=np.float64)
-        if spec in old.metrics and len(kept_ids):
-            array[:, kept_at, :] = old.stats_array(spec, kept_ids)
-        stats[spec] = array
-    outputs = [
-        old.outputs_of(example_id) or fresh.outputs_of(example_id) or [] for example_id in ids
+        for name in config.suites
     ]
-
-    metrics_by_spec = {item.spec: item.metric for item in scored.scores.metrics}
-    metrics = {}
-    for spec, entry in fresh.metrics.items():
-        metric = metrics_by_spec[spec]
-        metrics[spec] = BaselineMetric(
-            # today's signature: its nrefs describes the whole set as it is now
-            signature=entry.signature,
-            score=sample_score(metric, stats[spec]),
-            stat_names=entry.stat_names,
-            components=metric.components(stats[spec].sum(axis=(0, 1)).tolist()),
-        )
-    return SuiteBaseline.build(
-        golden_hash=fresh.golden_hash,
-        goldens=fresh.goldens,
-        golden_file_hash=fresh.golden_file_hash,
-        golden_file_chunks=fresh.golden_file_chunks,
-        samples=fresh.samples,
-        metrics=metrics,
-        ids=ids,
-        digests=[old_digests.get(example_id, fresh_digests[example_id]) for example_id in ids],
-        outputs=outputs,
-        stats=stats,
-        packed=fresh.packed is not None,
-    )
-
-
-# -- files ------------------------------------------------------------------------------------
-
-
-def write_result(
-    result: RunResult, directory: Path, formats: Sequence[str], *, threads: int = 1
-) -> list[Path]:
-    """Write ``result.json`` (always) and the other report formats into ``directory``, in
-    ``threads`` threads at most."""
-    from goldgate.report import write_reports
-
-    wanted = list(dict.fromkeys(["json", *formats]))
-    try:
-        return write_reports(result, directory, wanted, threads=threads)
-    except OSError as exc:
-        where = exc.filename2 or exc.filename or directory
-        raise GoldgateError(f"{where}: cannot write the reports: {exc.strerror or exc}") from None
-
-
-#: the --baseline-ref value meaning "the baseline file as it is on disk" (the Action's spelling)
-WORKING_TREE = "working-tree"
-
-
-def _load_baseline(config: Config, ref: str | None) -> tuple[Baseline | None, str]:
-    label = relative_path(config.baseline, config.root)
-    if ref is not None and ref != WORKING_TREE:
-        return read_baseline_at_ref(config.baseline, ref, config.root), f"{ref}:{label}"
-    if not config.baseline.exists():
-        return None, label
-    return read_baseline(config.baseline), label
-
-
-def _anchors(config: Config, ref: str | None) -> Anchors | None:
-    """The anchors of the drift rules, when any suite has one."""
-    if not any(
-        rule.max_drift is not None or rule.max_drift_rel is not None
-        for suite in config.suites.values()
-        for rule in suite.gate.values()
-    ):
-        return None
-    return Anchors(config.root, config.baseline, ref or config.anchor.ref, config.anchor.best_of)
-
-
-#: blesses shown in a gated metric's trend
-TREND_BLESSES = 5
-
-
-def add_trends(config: Config, results: Sequence[SuiteResult]) -> None:
-    """Give each gated metric its blessed scores at the last blesses (read from git).
-
-    Outside a git work tree, or before the baseline is committed, there is no trend.
-    """
-    from goldgate.history.query import blessed_trends
-    from goldgate.history.timeline import blessed_timeline
-    from goldgate.io.git import GitFailed
-
-    gated = {
-        id(summary)
-        for suite in results
-        for summary in suite.metrics
-        if suite.name in config.suites and summary.metric in config.suites[suite.name].gate
-    }
-    if not gated:
-        return
-    try:
-        # Twice the shown length: a bless of another suite does not move this metric's line.
-        timeline = blessed_timeline(config.root, config.baseline, limit=2 * TREND_BLESSES)
-    except GitFailed:
-        return
-    trends = blessed_trends(timeline)
-    for suite in results:
-        for summary in suite.metrics:
-            points = trends.get((suite.name, summary.metric))
-            if points and id(summary) in gated:
-                summary.trend = [point.score for point in points[-TREND_BLESSES:]]
-
-
-def _digests(golden: GoldenSet) -> Mapping[str, str]:
-    return golden.digests()  # computed once per golden set, as it was read
-
-
-def failed_suite(config: Config, name: str, error: str) -> SuiteResult:
-    """The result of a suite that could not be scored: verdict error, with the reason."""
-    return SuiteResult(
-        name=name,
-        verdict=Verdict.ERROR,
-        goldens=goldens_label(config, name),
-        golden_hash="",
-        n_examples=0,
-        metrics=[],
-        checks=[],
-        error=error,
-    )

@@ -39,8 +39,8 @@ from goldgate.gate.stats import sample_score
 from goldgate.model.config import Config
 from goldgate.model.result import CheckStatus, gain
 from goldgate.pipeline.plan import select_suites
+from goldgate.pipeline.record import suite_baseline
 from goldgate.pipeline.score import ScoredSuite, score_outputs
-from goldgate.runner import suite_baseline
 from goldgate.terminal.progress import ProgressReporter
 
 #: confidence used for the upper bound of the run-to-run spread

@@ -258,7 +258,8 @@ class GoldgateSession:
 
     def compute(self, suites: Sequence[str]) -> Outcome:
         """Obtain each suite's outputs once, gate them and write the reports."""
-        from goldgate.runner import run, write_result
+        from goldgate.pipeline.record import write_result
+        from goldgate.runner import run
 
         try:
             config = self.config()
@@ -629,7 +630,7 @@ def _with_failures(config: Config, result: RunResult, failures: Mapping[str, str
     if not failures:
         return result
     from goldgate.gate.rules import combine_verdicts
-    from goldgate.runner import failed_suite
+    from goldgate.pipeline.record import failed_suite
 
     done = {suite.name: suite for suite in result.suites}
     suites: list[SuiteResult] = []

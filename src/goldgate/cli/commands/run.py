@@ -78,7 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the gate; 0 pass or improved, 1 regressed, 2 error."""
-    from goldgate.runner import RESULT_FILENAME
+    from goldgate.pipeline.record import RESULT_FILENAME
     from goldgate.runner import run as run_gate
 
     if github_mode(args):

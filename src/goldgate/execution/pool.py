@@ -8,7 +8,10 @@ are stored, so what stays is ``examples × statistics`` numbers, not text.
 
 Chunks are scored by a process pool when ``jobs > 1``; by default (``jobs=None``) that is
 every available core once a corpus has at least :data:`PARALLEL_MIN_EXAMPLES` examples,
-below which starting workers costs more than it saves.
+below which starting workers costs more than it saves. The functions that take ``jobs`` and
+``dask`` score through the backend those settings pick (:mod:`goldgate.execution.registry`);
+the in-process and pool backends (:mod:`goldgate.execution.local`) score with this module's
+:func:`score_here` and :func:`score_in_pool`.
 """
 
 from __future__ import annotations
@@ -23,22 +26,17 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
 from goldgate.errors import GoldgateError
+from goldgate.execution.registry import select_backend
 from goldgate.metrics import PARALLEL_MIN_EXAMPLES
-from goldgate.metrics.base import Metric
 from goldgate.metrics.batch import BatchMetric
 from goldgate.metrics.engine import MetricComputeError, score_corpus, stat_arrays
 from goldgate.model.compact_stats import CompactBuilder, CompactStats
 
 if TYPE_CHECKING:
+    from goldgate.execution.backend import Chunk, FloatArray, MetricPairs
     from goldgate.model.config import DaskConfig
-
-FloatArray = npt.NDArray[np.float64]
-#: A chunk of a corpus: candidates and, aligned with them, each candidate's references.
-Chunk = tuple[Sequence[str], Sequence[Sequence[str]]]
-MetricPairs = Sequence[tuple[str, Metric[Any]]]
 
 #: Examples per chunk: large enough that pickling a chunk is cheap beside scoring it, small
 #: enough that a chunk's n-gram tables stay a few MB and every worker gets several chunks.
@@ -112,22 +110,8 @@ def score_chunks(
     filled in place instead of concatenated.
     """
     pairs = list(metrics)
-    parts = _scored_parts(pairs, chunks, jobs, dask)
+    parts = select_backend(jobs=jobs, dask=dask).score_chunks(pairs, chunks, total)
     return stack_parts(pairs, parts, total)
-
-
-def _scored_parts(
-    pairs: MetricPairs, chunks: Iterable[Chunk], jobs: int, dask: DaskConfig | str | None
-) -> Iterable[list[FloatArray]]:
-    """Each chunk's statistics, in order: on the Dask cluster at ``dask``, in a pool of
-    ``jobs`` processes, or here."""
-    if dask is not None:
-        from goldgate.execution.dask.engine import score_on_dask
-
-        return score_on_dask(dask, pairs, chunks)
-    if jobs > 1 and not _picklable(pairs):
-        jobs = 1  # a metric that cannot travel to a worker (a local function) scores here
-    return _score_local(pairs, chunks) if jobs <= 1 else _score_pool(pairs, chunks, jobs)
 
 
 def chunk_arrays(pairs: MetricPairs, chunk: Chunk) -> list[FloatArray]:
@@ -146,7 +130,8 @@ def chunk_arrays(pairs: MetricPairs, chunk: Chunk) -> list[FloatArray]:
     return arrays
 
 
-def _score_local(pairs: MetricPairs, chunks: Iterable[Chunk]) -> Iterator[list[FloatArray]]:
+def score_here(pairs: MetricPairs, chunks: Iterable[Chunk]) -> Iterator[list[FloatArray]]:
+    """Each chunk's statistics, computed in this process as the chunks are consumed."""
     for chunk in chunks:
         yield chunk_arrays(pairs, chunk)
 
@@ -164,7 +149,8 @@ def _score_in_worker(chunk: Chunk) -> list[FloatArray]:
     return chunk_arrays(_WORKER_METRICS, chunk)
 
 
-def _picklable(pairs: MetricPairs) -> bool:
+def picklable(pairs: MetricPairs) -> bool:
+    """Whether the metrics can travel to a worker process (a local function cannot)."""
     try:
         pickle.dumps(list(pairs))
     except Exception:  # any object a user's metric holds may refuse in its own way
@@ -179,9 +165,11 @@ def _pool_context() -> Any:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def _score_pool(
+def score_in_pool(
     pairs: MetricPairs, chunks: Iterable[Chunk], jobs: int
 ) -> Iterator[list[FloatArray]]:
+    """Each chunk's statistics, computed by a pool of ``jobs`` processes, in chunk order (at
+    most ``2 × jobs`` chunks in flight); a worker that dies is a :class:`ScoringWorkerError`."""
     payload = pickle.dumps(list(pairs))
     executor = ProcessPoolExecutor(
         max_workers=jobs,
@@ -281,9 +269,18 @@ def score_chunks_compact(
     ``(1, n, k)`` compact statistics equal to ``CompactStats.of`` of its rows, without the
     float64 array of every example ever being held."""
     pairs = list(metrics)
+    parts = select_backend(jobs=jobs, dask=dask).score_chunks(pairs, chunks, total)
+    return compact_parts(pairs, parts, total)
+
+
+def compact_parts(
+    pairs: MetricPairs, parts: Iterable[list[FloatArray]], total: int
+) -> list[CompactStats]:
+    """The parts' rows compacted per metric as they arrive (see :func:`score_chunks_compact`);
+    an error in a part is named at its corpus position."""
     builders: list[CompactBuilder] | None = None
     row = 0
-    for _, stop, part in _placed(_scored_parts(pairs, chunks, jobs, dask)):
+    for _, stop, part in _placed(parts):
         if builders is None:
             builders = [CompactBuilder(array.shape[1]) for array in part]
         for builder, array in zip(builders, part, strict=True):

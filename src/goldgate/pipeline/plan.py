@@ -9,24 +9,20 @@ from pathlib import Path
 from goldgate.errors import (
     UsageError,
 )
+from goldgate.execution.registry import backend_for
 from goldgate.model.config import Config
 from goldgate.model.goldens import (
     GoldenSet,
     is_dataset,
-    load_goldens,
 )
 
 RESULT_FILENAME = "result.json"
 
 
 def load_suite_goldens(config: Config, name: str) -> GoldenSet:
-    """A suite's golden set: its file read here, or a glob/URL read on the Dask cluster."""
-    suite = config.suites[name]
-    if is_dataset(suite.goldens_location):
-        from goldgate.execution.dask.data import load_goldens_on_dask
-
-        return load_goldens_on_dask(config, name)
-    return load_goldens(suite.goldens, name)
+    """A suite's golden set, read by the configured backend: its file read here, or a
+    glob/URL read on the Dask cluster."""
+    return backend_for(config.engine).read_goldens(config, name)
 
 
 def goldens_label(config: Config, name: str) -> str:

@@ -17,8 +17,10 @@ from goldgate.errors import (
     where_raised,
 )
 from goldgate.execution import pool as parallel
+from goldgate.execution.backend import Backend, SuiteScoring
 from goldgate.execution.memory import release_free_memory
-from goldgate.execution.pool import resolve_jobs, score_chunks_compact
+from goldgate.execution.pool import compact_parts
+from goldgate.execution.registry import backend_for, select_backend
 from goldgate.gate.rules import (
     MetricScores,
     SuiteScores,
@@ -29,12 +31,9 @@ from goldgate.gate.stats import FloatArray, sample_score
 from goldgate.metrics.batch import BatchMetric, MetricContext
 from goldgate.metrics.engine import MetricComputeError, score_corpus
 from goldgate.model.compact_stats import CompactStats, as_float, stacked_samples
-from goldgate.model.config import Config, DaskConfig
+from goldgate.model.config import Config
 from goldgate.model.golden_records import record_references, record_tags
-from goldgate.model.goldens import (
-    GoldenSet,
-    is_dataset,
-)
+from goldgate.model.goldens import GoldenSet
 from goldgate.model.result import (
     CacheUse,
 )
@@ -80,15 +79,17 @@ def score_suite(
 
     ``known`` (id → outputs) are outputs already in hand, from the baseline or the run just
     reviewed: the system is called only for the other examples. A predictions file is read
-    whole, since reading it costs nothing.
+    whole, since reading it costs nothing. The configured backend scores, makes a callable
+    system's calls, and may score the suite itself where its files are (many files on a
+    cluster).
     """
     from goldgate.systems.obtain import collect_outputs
 
     system = config.system_for(name)
-    if _partitions_on_dask(config, name):
-        from goldgate.execution.dask.data import score_predictions_on_dask
-
-        return score_predictions_on_dask(config, name, progress)
+    backend = backend_for(config.engine)
+    if backend.partitioned(config, name):
+        scoring = _suite_scoring(config, name, backend)
+        return backend.score_partitioned(config, name, scoring, progress)
     golden = load_suite_goldens(config, name)
     release_free_memory()  # the file's text, parsed and let go
     outputs: dict[str, list[str]] = {}
@@ -122,7 +123,7 @@ def score_suite(
             cache_dir=config.cache_dir,
             progress=progress,
             ignore=own_files(config),
-            dask=config.engine.dask,
+            backend=backend,
         )
         outputs.update(obtained.outputs)
         identity = obtained.identity
@@ -146,26 +147,23 @@ def score_suite(
         outputs,
         create_suite_metrics(config, name),
         context=metric_context(config),
-        jobs=config.engine.jobs,
-        dask=config.engine.dask,
+        backend=backend,
     )
     release_free_memory()  # the chunks' texts and statistics, compacted and let go
     return replace(scored, cache=cache, identity=identity, ignored=ignored)
 
 
-def _partitions_on_dask(config: Config, name: str) -> bool:
-    """Whether a predictions suite is read, joined and scored on the cluster (see dask_data)."""
-    system = config.system_for(name)
-    locations = [config.suites[name].goldens_location]
-    if system.kind == "predictions":
-        locations.append(system.predictions_location(name, config.root))
-    if not any(is_dataset(location) for location in locations):
-        return False
-    if config.engine.dask_address is None:
-        from goldgate.execution.dask.data import needs_cluster
-
-        raise needs_cluster(name, next(place for place in locations if is_dataset(place)))
-    return system.kind == "predictions"
+def _suite_scoring(config: Config, name: str, backend: Backend) -> SuiteScoring[ScoredSuite]:
+    """How a backend that scores a suite where its files are makes a scored suite of it."""
+    return SuiteScoring(
+        metrics=lambda: create_suite_metrics(config, name),
+        from_outputs=lambda golden, outputs, metrics: score_outputs(
+            name, golden, outputs, metrics, context=metric_context(config), backend=backend
+        ),
+        from_arrays=lambda golden, outputs, pairs, per_sample: scored_from_arrays(
+            name, golden, outputs, pairs, per_sample
+        ),
+    )
 
 
 def metric_context(config: Config) -> MetricContext:
@@ -190,18 +188,17 @@ def score_outputs(
     metrics: dict[str, Any],
     *,
     context: MetricContext | None = None,
-    jobs: int | None = None,
-    dask: DaskConfig | str | None = None,
+    backend: Backend | None = None,
 ) -> ScoredSuite:
     """Score given outputs (id → one output per sample) of a golden set with ``metrics``.
 
-    ``jobs`` processes score chunks of the set (None: every core on large sets), or the Dask
-    cluster at ``dask``; the statistics do not depend on either.
+    ``backend`` scores chunks of the set (None: a pool of every core on large sets, else this
+    process); the statistics do not depend on it.
     """
     ids = golden.ids()
     samples = _sample_count(name, ids, outputs)
     pairs = list(metrics.items())
-    workers = resolve_jobs(jobs, len(ids))
+    chunk_scorer = backend or select_backend()
     # Batch metrics need inputs, ids and context: they are scored in one pass here.
     in_one_pass = any(isinstance(metric, BatchMetric) for _, metric in pairs)
     per_sample: list[list[FloatArray] | list[CompactStats]] = []
@@ -233,9 +230,8 @@ def score_outputs(
                     notes = {r.spec: r.notes for r in results if r.notes is not None}
             else:
                 chunks = _text_chunks(golden, outputs, s, parallel.DEFAULT_CHUNK_SIZE)
-                per_sample.append(
-                    score_chunks_compact(pairs, chunks, total=len(ids), jobs=workers, dask=dask)
-                )
+                parts = chunk_scorer.score_chunks(pairs, chunks, len(ids))
+                per_sample.append(compact_parts(pairs, parts, len(ids)))
         except MetricComputeError as exc:
             sample = f", sample {s}" if samples > 1 else ""
             raise exc.naming(f"suite {name!r}, id {ids[exc.index]!r}{sample}") from None

@@ -59,8 +59,9 @@ from goldgate.errors import (
     first_of,
     where_raised,
 )
+from goldgate.execution.backend import Backend, CallableWork
 from goldgate.io.user_code import importable_from
-from goldgate.model.config import DaskConfig, SystemConfig
+from goldgate.model.config import SystemConfig
 from goldgate.model.golden_records import GoldenRecord
 from goldgate.model.goldens import GoldenSet, json_lines, read_utf8
 from goldgate.systems.cache import (
@@ -121,15 +122,14 @@ def obtain_outputs(
     root: Path,
     cache_dir: Path,
     progress: ProgressReporter | None = None,
-    dask: DaskConfig | str | None = None,
+    backend: Backend | None = None,
 ) -> dict[str, list[str]]:
     """Outputs of ``system`` for every record: id → ``system.samples`` outputs.
 
-    With ``dask`` (a Dask cluster's configuration, its scheduler address or ``local``) a
-    callable runs on that cluster.
+    ``backend`` makes a callable's calls (None: in this process).
     """
     return collect_outputs(
-        system, golden, root=root, cache_dir=cache_dir, progress=progress, dask=dask
+        system, golden, root=root, cache_dir=cache_dir, progress=progress, backend=backend
     ).outputs
 
 
@@ -141,14 +141,13 @@ def collect_outputs(
     cache_dir: Path,
     progress: ProgressReporter | None = None,
     ignore: Sequence[Path] = (),
-    dask: DaskConfig | str | None = None,
+    backend: Backend | None = None,
 ) -> Obtained:
     """Outputs of ``system`` for every record, and what the cache gave of them.
 
     ``ignore`` lists files whose changes do not change the system (goldgate's own: the
-    configuration, golden sets, baseline, reports), left out of its code fingerprint. With
-    ``dask`` (a Dask cluster's configuration, its scheduler address or ``local``) a callable
-    runs on that cluster.
+    configuration, golden sets, baseline, reports), left out of its code fingerprint.
+    ``backend`` makes a callable's calls (None: in this process); a command runs here.
     """
     if system.kind == "predictions":
         ignored: list[str] = []
@@ -190,22 +189,8 @@ def collect_outputs(
     progress.start(total, label)
     progress.advance(resumed)
     try:
-        if calls and function is not None and dask is not None:
-            from goldgate.execution.dask.engine import client_for, run_callable_on_dask
-
-            run_callable_on_dask(
-                client_for(dask),
-                system,
-                calls,
-                deliver,
-                root=str(root),
-                checked=_checked_output,
-                call_error=_call_error,
-                timeout_error=_timeout_error,
-            )
-        elif calls and function is not None:
-            with guard_os_exit():
-                run_callable(function, calls, deliver, system=system)
+        if calls and function is not None:
+            _run_callable_calls(function, system, calls, deliver, root=root, backend=backend)
         elif calls:
             run_command(system, calls, deliver, suite=golden.suite, root=root)
     finally:
@@ -225,6 +210,39 @@ def collect_outputs(
         cache_path=cache.path if system.cache != "off" else None,
         stale=cache.stale,
         identity=identity_digest(identity),
+    )
+
+
+def _run_callable_calls(
+    function: Callable[..., Any],
+    system: SystemConfig,
+    calls: Sequence[Call],
+    deliver: Deliver,
+    *,
+    root: Path,
+    backend: Backend | None,
+) -> None:
+    """A callable's calls made by ``backend`` (None: in this process), each output delivered."""
+    if backend is None:
+        from goldgate.execution.local import InProcessBackend
+
+        backend = InProcessBackend()
+
+    def here() -> None:
+        with guard_os_exit():
+            run_callable(function, calls, deliver, system=system)
+
+    backend.run_calls(
+        CallableWork(
+            system=system,
+            calls=calls,
+            deliver=deliver,
+            root=root,
+            here=here,
+            checked=_checked_output,
+            call_error=_call_error,
+            timeout_error=_timeout_error,
+        )
     )
 
 

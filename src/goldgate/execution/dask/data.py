@@ -38,7 +38,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from goldgate.errors import (
     GoldenSetError,
@@ -46,9 +46,9 @@ from goldgate.errors import (
     InputError,
     MetricError,
     SystemRunError,
-    UsageError,
     first_of,
 )
+from goldgate.execution.backend import SuiteScoring, needs_cluster
 from goldgate.io.inputs import MAX_INPUT_BYTES, open_regular
 from goldgate.io.parquet import PARQUET_SUFFIXES
 from goldgate.model.golden_records import GoldenRecord
@@ -64,10 +64,11 @@ from goldgate.model.goldens import (
 )
 
 if TYPE_CHECKING:
-    from goldgate.execution.pool import FloatArray, MetricPairs
+    from goldgate.execution.backend import FloatArray, MetricPairs
     from goldgate.model.config import Config
-    from goldgate.pipeline.score import ScoredSuite
     from goldgate.terminal.progress import ProgressReporter
+
+T = TypeVar("T")
 
 #: ids a message shows before "and N more"
 SHOWN_IDS = 10
@@ -82,14 +83,6 @@ class _Partitions:
     location: str
     labels: list[str]  # each file as messages name it
     futures: list[Any]
-
-
-def needs_cluster(name: str, location: str) -> UsageError:
-    """The error for a glob or URL when no Dask cluster is configured."""
-    return UsageError(
-        f"suite {name!r}: {location} is a glob or a URL: such files are read on a Dask"
-        " cluster; set engine.dask (or --dask ADDRESS, 'local' for this machine)"
-    )
 
 
 def _client(config: Config, name: str, location: str) -> Any:
@@ -363,20 +356,15 @@ def _golden_set(config: Config, name: str, records: list[GoldenRecord]) -> Golde
 
 
 def score_predictions_on_dask(
-    config: Config, name: str, progress: ProgressReporter | None = None
-) -> ScoredSuite:
+    config: Config, name: str, scoring: SuiteScoring[T], progress: ProgressReporter | None = None
+) -> T:
     """Read, join and score a predictions suite on the cluster (see the module's steps).
 
+    ``scoring`` creates the suite's metrics and makes the scored suite of what was computed;
     ``progress`` counts the examples of each partition as its statistics arrive."""
     from goldgate.execution.pool import stack_parts
     from goldgate.metrics.batch import BatchMetric
     from goldgate.metrics.engine import MetricComputeError
-    from goldgate.pipeline.score import (
-        create_suite_metrics,
-        metric_context,
-        score_outputs,
-        scored_from_arrays,
-    )
     from goldgate.systems.obtain import PREDICTION_FIELDS
     from goldgate.terminal.progress import NullProgress
 
@@ -406,7 +394,7 @@ def score_predictions_on_dask(
         holder = _unique(predictions, prediction_ids, InputError)
         _check_join(golden_location, location, golden_ids, predictions, prediction_ids, holder)
 
-        metrics = create_suite_metrics(config, name)
+        metrics = scoring.metrics()
         # Batch metrics need inputs, ids and a context: they are scored here, in one pass.
         on_workers = not any(isinstance(metric, BatchMetric) for metric in metrics.values())
         pairs = list(metrics.items()) if on_workers else []
@@ -455,15 +443,7 @@ def score_predictions_on_dask(
         client.cancel(futures)
     golden = _golden_set(config, name, records)
     if not on_workers:
-        return score_outputs(
-            name,
-            golden,
-            outputs,
-            metrics,
-            context=metric_context(config),
-            jobs=config.engine.jobs,
-            dask=config.engine.dask,
-        )
+        return scoring.from_outputs(golden, outputs, metrics)
     per_sample = []
     for sample in range(system.samples):
         try:
@@ -473,7 +453,7 @@ def score_predictions_on_dask(
             raise _metric_error(
                 name, exc.spec, exc.problem, failed, sample, system.samples
             ) from None
-    return scored_from_arrays(name, golden, outputs, pairs, per_sample)
+    return scoring.from_arrays(golden, outputs, pairs, per_sample)
 
 
 def _split_part(part: list[_Prediction], destinations: list[int]) -> dict[int, list[_Prediction]]:

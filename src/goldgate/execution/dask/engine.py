@@ -38,9 +38,8 @@ from goldgate.errors import GoldgateError, SystemRunError, UsageError
 from goldgate.io.user_code import importable_from
 
 if TYPE_CHECKING:
-    from goldgate.execution.pool import Chunk, FloatArray, MetricPairs
+    from goldgate.execution.backend import CallT, Chunk, FloatArray, MetricPairs
     from goldgate.model.config import DaskConfig, SystemConfig
-    from goldgate.systems.obtain import Call, Deliver
 
 LOCAL = "local"
 #: how often a wait looks at the cluster's workers
@@ -222,13 +221,13 @@ async def _await(value: Any) -> Any:
 def run_callable_on_dask(
     client: Any,
     system: SystemConfig,
-    calls: Sequence[Call],
-    deliver: Deliver,
+    calls: Sequence[CallT],
+    deliver: Callable[[CallT, str], None],
     *,
     root: str,
-    checked: Callable[[Any, Call, str], str],
-    call_error: Callable[[BaseException, Call, str], SystemRunError],
-    timeout_error: Callable[[float, Call, str], SystemRunError],
+    checked: Callable[[Any, CallT, str], str],
+    call_error: Callable[[BaseException, CallT, str], SystemRunError],
+    timeout_error: Callable[[float, CallT, str], SystemRunError],
 ) -> None:
     """Call the system's function for every call on the cluster, ``concurrency`` at a time.
 
@@ -239,7 +238,7 @@ def run_callable_on_dask(
     label = f"system.callable {system.callable!r}"
     path = system.callable or ""
     queue = deque(calls)
-    running: dict[Any, tuple[Call, float]] = {}
+    running: dict[Any, tuple[CallT, float]] = {}
     try:
         while queue or running:
             while queue and len(running) < system.concurrency:

@@ -28,7 +28,7 @@ from goldgate.pytest.session import (
     worst_regressed,
     write_predictions,
 )
-from goldgate.systems.obtain import read_predictions
+from goldgate.systems.predictions import read_predictions
 
 
 def example(

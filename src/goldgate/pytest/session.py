@@ -537,7 +537,9 @@ def obtain(
     """The outputs of ``system`` (or of the Python ``function``) for every golden record."""
     from goldgate.model.goldens import load_goldens
     from goldgate.systems.cache import input_hash
-    from goldgate.systems.obtain import Call, obtain_outputs, run_callable
+    from goldgate.systems.callable import run_callable
+    from goldgate.systems.calls import Call
+    from goldgate.systems.obtain import obtain_outputs
 
     golden = load_goldens(config.suites[suite].goldens, suite)
     if function is None:

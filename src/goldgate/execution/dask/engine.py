@@ -40,7 +40,7 @@ from goldgate.io.user_code import importable_from
 if TYPE_CHECKING:
     from goldgate.execution.pool import Chunk, FloatArray, MetricPairs
     from goldgate.model.config import DaskConfig, SystemConfig
-    from goldgate.systems.obtain import Call, Deliver
+    from goldgate.systems.calls import Call, Deliver
 
 LOCAL = "local"
 #: how often a wait looks at the cluster's workers

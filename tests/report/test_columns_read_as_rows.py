@@ -17,8 +17,9 @@ import pytest
 from goldgate.github import pull_request as github
 from goldgate.model.result import ExampleColumns, ExampleResult, RunResult, SuiteResult, gain
 from goldgate.pytest import session as pytest_session
-from goldgate.report import html, selection, view
-from goldgate.report.view import directions, ranking_metrics, round_points
+from goldgate.report import html, ranking, selection, view
+from goldgate.report.formatting import directions, round_points
+from goldgate.report.ranking import ranking_metrics
 from tests.report.fixtures import make_result
 from tests.test_example_table import _as_rows
 from tests.test_example_table import project as project
@@ -33,7 +34,7 @@ def _gain_of(ex: ExampleResult, name: str, higher: dict[str, bool]) -> float | N
 
 def _ranked(suite: SuiteResult, *, improved: bool) -> list[ExampleResult]:
     rank = ranking_metrics(suite, improved=improved)
-    gated = view._gated(suite, rank)
+    gated = ranking._gated(suite, rank)
     higher = directions(suite)
     sign = -1.0 if improved else 1.0
     keyed = []
@@ -49,7 +50,7 @@ def _ranked(suite: SuiteResult, *, improved: bool) -> list[ExampleResult]:
 
 def _counts(suite: SuiteResult) -> tuple[int, int, int]:
     higher = directions(suite)
-    rank = view._gated(suite, ranking_metrics(suite))
+    rank = ranking._gated(suite, ranking_metrics(suite))
     n_regressed = n_improved = 0
     for ex in suite.examples:
         gains = [g for g in (_gain_of(ex, m, higher) for m in rank) if g is not None]
@@ -168,8 +169,8 @@ def test_rankings_and_counts_are_those_of_rows(
     result = _results(project)[which]
     for suite in result.suites:
         rows = suite.model_copy(update={"examples": list(suite.examples)})
-        assert list(view.worst_regressed(suite)) == _ranked(rows, improved=False)
-        assert list(view.most_improved(suite)) == _ranked(rows, improved=True)
+        assert list(ranking.worst_regressed(suite)) == _ranked(rows, improved=False)
+        assert list(ranking.most_improved(suite)) == _ranked(rows, improved=True)
         shown = view._suite_view(suite)
         assert (shown.n_regressed, shown.n_improved, shown.n_new) == _counts(rows)
         assert selection._positions(suite) == _positions(rows)
@@ -197,7 +198,7 @@ def test_rankings_and_counts_are_those_of_rows(
     first = result.suites[0]
     # the cases are not empty: examples worsened, improved, were new; part was selected
     if which < 3:
-        assert view.worst_regressed(first) and view.most_improved(first)
+        assert ranking.worst_regressed(first) and ranking.most_improved(first)
         assert 0 < len(selection._positions(first)) < len(first.examples)
 
 

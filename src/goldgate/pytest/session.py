@@ -716,7 +716,7 @@ def worst_regressed(suite: SuiteResult, metrics: Sequence[str], limit: int) -> l
     import numpy as np
 
     from goldgate.model.result import example_table, gain
-    from goldgate.report.view import gains
+    from goldgate.report.ranking import gains
 
     higher = {m.metric: m.higher_is_better for m in suite.metrics}
     table = example_table(suite.examples)

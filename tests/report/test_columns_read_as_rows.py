@@ -16,7 +16,7 @@ import pytest
 
 from goldgate.github import pull_request as github
 from goldgate.model.result import ExampleColumns, ExampleResult, RunResult, SuiteResult, gain
-from goldgate.pytest import session as pytest_session
+from goldgate.pytest import rendering as pytest_rendering
 from goldgate.report import html, ranking, selection, view
 from goldgate.report.formatting import directions, round_points
 from goldgate.report.ranking import ranking_metrics
@@ -132,7 +132,7 @@ def _failure_lines(suite: SuiteResult, metrics: Sequence[str], limit: int) -> li
             fall = max(fall, worsening)
             moves.append(f"{metric} {then:.2f} → {now:.2f}")
         if moves:
-            lines = pytest_session._example_lines(suite, example, ", ".join(moves))
+            lines = pytest_rendering._example_lines(suite, example, ", ".join(moves))
             ranked.append((-fall, position, lines))
     ranked.sort(key=lambda item: item[:2])
     shown = [line for _, _, lines in ranked[:limit] for line in lines]
@@ -146,7 +146,7 @@ def _extreme_lines(suite: SuiteResult, metric: str, highest: bool, limit: int) -
     for position, example in enumerate(suite.examples):
         score = example.scores.get(metric)
         if score is not None:
-            lines = pytest_session._example_lines(suite, example, f"{metric} {score:.2f}")
+            lines = pytest_rendering._example_lines(suite, example, f"{metric} {score:.2f}")
             ranked.append((-score if highest else score, position, lines))
     ranked.sort(key=lambda item: item[:2])
     return [line for _, _, lines in ranked[:limit] for line in lines]
@@ -184,15 +184,15 @@ def test_rankings_and_counts_are_those_of_rows(
                     rows, metric, tag
                 )
             for highest in (True, False):
-                assert pytest_session.extreme_examples(
+                assert pytest_rendering.extreme_examples(
                     suite, metric, highest=highest, limit=3
                 ) == _extreme_lines(rows, metric, highest, 3)
         names = [m.metric for m in suite.metrics]
         for limit in (1, 3, 100):
-            assert pytest_session.worst_regressed(suite, names, limit) == _failure_lines(
+            assert pytest_rendering.worst_regressed(suite, names, limit) == _failure_lines(
                 rows, names, limit
             )
-            assert pytest_session.worst_regressed(suite, names[:1], limit) == _failure_lines(
+            assert pytest_rendering.worst_regressed(suite, names[:1], limit) == _failure_lines(
                 rows, names[:1], limit
             )
     first = result.suites[0]

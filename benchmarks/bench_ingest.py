@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scale import generate
 from goldgate.model.goldens import load_goldens
-from goldgate.systems.obtain import read_predictions
+from goldgate.systems.predictions import read_predictions
 
 
 def measure(directory: Path, repeat: int) -> dict[str, float]:

@@ -401,7 +401,7 @@ def test_a_packed_baseline_with_other_digests_is_still_refused(tmp_path: Path) -
 def reference_predictions(path: Path, golden: GoldenSet, samples: int) -> Any:
     """read_predictions as it was: every line the careful way, every check in turn."""
     from goldgate.errors import SystemRunError
-    from goldgate.systems.obtain import _prediction_outputs, prediction_id
+    from goldgate.systems.predictions import _prediction_outputs, prediction_id
 
     try:
         text = read_utf8(path, InputError, what="predictions file")
@@ -451,7 +451,7 @@ def test_predictions_read_as_the_careful_way_reads_them(
     tmp_path: Path, rows: list[str], samples: int
 ) -> None:
     from goldgate.errors import SystemRunError
-    from goldgate.systems.obtain import read_predictions
+    from goldgate.systems.predictions import read_predictions
 
     golden = GoldenSet(
         "qa",

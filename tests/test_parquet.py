@@ -17,7 +17,7 @@ from goldgate.cli.main import main
 from goldgate.errors import GoldenSetError, InputError
 from goldgate.io import parquet
 from goldgate.model.goldens import load_goldens
-from goldgate.systems.obtain import read_predictions
+from goldgate.systems.predictions import read_predictions
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")

@@ -19,16 +19,10 @@ from goldgate.model.result import (
     SuiteResult,
     Verdict,
 )
-from goldgate.pytest.session import (
-    SHOWN_CHARS,
-    Outcome,
-    metric_table,
-    render_failure,
-    system_settings,
-    worst_regressed,
-    write_predictions,
-)
-from goldgate.systems.obtain import read_predictions
+from goldgate.pytest.outputs import system_settings, write_predictions
+from goldgate.pytest.rendering import SHOWN_CHARS, metric_table, render_failure, worst_regressed
+from goldgate.pytest.session import Outcome
+from goldgate.systems.predictions import read_predictions
 
 
 def example(

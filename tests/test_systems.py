@@ -23,14 +23,14 @@ import pytest
 from goldgate.errors import InputError, SystemRunError
 from goldgate.model.config import SystemConfig
 from goldgate.model.goldens import GoldenSet, load_goldens
-from goldgate.systems import obtain as systems
+from goldgate.systems import command as systems_command
 from goldgate.systems.cache import OutputCache, read_entries
 from goldgate.systems.obtain import (
     command_identity,
     obtain_outputs,
-    read_predictions,
     system_identity,
 )
+from goldgate.systems.predictions import read_predictions
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -296,7 +296,7 @@ def test_a_command_that_exited_is_reported_without_waiting_for_more_output(
 ) -> None:
     # Its stdout is already at end of file: there is nothing left to salvage, so the error
     # must not wait out the grace meant for a command that is still being killed.
-    monkeypatch.setattr(systems, "KILL_GRACE_S", 5.0)
+    monkeypatch.setattr(systems_command, "KILL_GRACE_S", 5.0)
     behave(tmp_path, "crash", after=1)
     started = time.monotonic()
     with pytest.raises(SystemRunError, match="exited with code 3"):
@@ -723,7 +723,7 @@ def test_killing_goldgate_midway_loses_no_paid_output(
 
 
 def test_the_first_lines_of_ids_are_a_mapping_over_golden_and_other_ids() -> None:
-    from goldgate.systems.obtain import _FirstLines
+    from goldgate.systems.predictions import _FirstLines
 
     lines = _FirstLines({"a": 0, "b": 1})
     lines.note(1, 7)

@@ -8,7 +8,7 @@ import pytest
 
 from goldgate.gate.rules import evaluate_suite
 from goldgate.model.result import CheckResult, CheckStatus
-from goldgate.report.view import check_sentence
+from goldgate.report.sentences import check_sentence
 from goldgate.wording import change_decimals, p_is, p_value, plural
 from tests.gate_metrics import accuracy, right_wrong
 from tests.test_gate import Rule, Significance, baseline_of, by_rule, lose, pattern, scored

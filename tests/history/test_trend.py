@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from goldgate.cli.main import main
-from goldgate.report.view import sparkline, trend_text
+from goldgate.report.formatting import sparkline, trend_text
 from tests.history.project import GitProject
 
 

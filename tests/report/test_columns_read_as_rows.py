@@ -16,9 +16,10 @@ import pytest
 
 from goldgate.github import pull_request as github
 from goldgate.model.result import ExampleColumns, ExampleResult, RunResult, SuiteResult, gain
-from goldgate.pytest import session as pytest_session
-from goldgate.report import html, selection, view
-from goldgate.report.view import directions, ranking_metrics, round_points
+from goldgate.pytest import rendering as pytest_rendering
+from goldgate.report import html, ranking, selection, view
+from goldgate.report.formatting import directions, round_points
+from goldgate.report.ranking import ranking_metrics
 from tests.report.fixtures import make_result
 from tests.test_example_table import _as_rows
 from tests.test_example_table import project as project
@@ -33,7 +34,7 @@ def _gain_of(ex: ExampleResult, name: str, higher: dict[str, bool]) -> float | N
 
 def _ranked(suite: SuiteResult, *, improved: bool) -> list[ExampleResult]:
     rank = ranking_metrics(suite, improved=improved)
-    gated = view._gated(suite, rank)
+    gated = ranking._gated(suite, rank)
     higher = directions(suite)
     sign = -1.0 if improved else 1.0
     keyed = []
@@ -49,7 +50,7 @@ def _ranked(suite: SuiteResult, *, improved: bool) -> list[ExampleResult]:
 
 def _counts(suite: SuiteResult) -> tuple[int, int, int]:
     higher = directions(suite)
-    rank = view._gated(suite, ranking_metrics(suite))
+    rank = ranking._gated(suite, ranking_metrics(suite))
     n_regressed = n_improved = 0
     for ex in suite.examples:
         gains = [g for g in (_gain_of(ex, m, higher) for m in rank) if g is not None]
@@ -131,7 +132,7 @@ def _failure_lines(suite: SuiteResult, metrics: Sequence[str], limit: int) -> li
             fall = max(fall, worsening)
             moves.append(f"{metric} {then:.2f} → {now:.2f}")
         if moves:
-            lines = pytest_session._example_lines(suite, example, ", ".join(moves))
+            lines = pytest_rendering._example_lines(suite, example, ", ".join(moves))
             ranked.append((-fall, position, lines))
     ranked.sort(key=lambda item: item[:2])
     shown = [line for _, _, lines in ranked[:limit] for line in lines]
@@ -145,7 +146,7 @@ def _extreme_lines(suite: SuiteResult, metric: str, highest: bool, limit: int) -
     for position, example in enumerate(suite.examples):
         score = example.scores.get(metric)
         if score is not None:
-            lines = pytest_session._example_lines(suite, example, f"{metric} {score:.2f}")
+            lines = pytest_rendering._example_lines(suite, example, f"{metric} {score:.2f}")
             ranked.append((-score if highest else score, position, lines))
     ranked.sort(key=lambda item: item[:2])
     return [line for _, _, lines in ranked[:limit] for line in lines]
@@ -168,8 +169,8 @@ def test_rankings_and_counts_are_those_of_rows(
     result = _results(project)[which]
     for suite in result.suites:
         rows = suite.model_copy(update={"examples": list(suite.examples)})
-        assert list(view.worst_regressed(suite)) == _ranked(rows, improved=False)
-        assert list(view.most_improved(suite)) == _ranked(rows, improved=True)
+        assert list(ranking.worst_regressed(suite)) == _ranked(rows, improved=False)
+        assert list(ranking.most_improved(suite)) == _ranked(rows, improved=True)
         shown = view._suite_view(suite)
         assert (shown.n_regressed, shown.n_improved, shown.n_new) == _counts(rows)
         assert selection._positions(suite) == _positions(rows)
@@ -183,21 +184,21 @@ def test_rankings_and_counts_are_those_of_rows(
                     rows, metric, tag
                 )
             for highest in (True, False):
-                assert pytest_session.extreme_examples(
+                assert pytest_rendering.extreme_examples(
                     suite, metric, highest=highest, limit=3
                 ) == _extreme_lines(rows, metric, highest, 3)
         names = [m.metric for m in suite.metrics]
         for limit in (1, 3, 100):
-            assert pytest_session.worst_regressed(suite, names, limit) == _failure_lines(
+            assert pytest_rendering.worst_regressed(suite, names, limit) == _failure_lines(
                 rows, names, limit
             )
-            assert pytest_session.worst_regressed(suite, names[:1], limit) == _failure_lines(
+            assert pytest_rendering.worst_regressed(suite, names[:1], limit) == _failure_lines(
                 rows, names[:1], limit
             )
     first = result.suites[0]
     # the cases are not empty: examples worsened, improved, were new; part was selected
     if which < 3:
-        assert view.worst_regressed(first) and view.most_improved(first)
+        assert ranking.worst_regressed(first) and ranking.most_improved(first)
         assert 0 < len(selection._positions(first)) < len(first.examples)
 
 

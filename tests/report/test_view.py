@@ -3,17 +3,10 @@ from __future__ import annotations
 import pytest
 
 from goldgate.model.result import CheckResult, CheckStatus, Interval, MetricSummary, Verdict
-from goldgate.report.view import (
-    build_view,
-    example_row,
-    fmt_delta,
-    fmt_interval,
-    fmt_p,
-    fmt_points,
-    ranking_metrics,
-    round_points,
-    worst_regressed,
-)
+from goldgate.report.example_view import example_row
+from goldgate.report.formatting import fmt_delta, fmt_interval, fmt_p, fmt_points, round_points
+from goldgate.report.ranking import ranking_metrics, worst_regressed
+from goldgate.report.view import build_view
 from tests.report.fixtures import KINDS, make_result
 
 

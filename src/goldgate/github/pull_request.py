@@ -33,7 +33,7 @@ from goldgate.model.result import (
 )
 from goldgate.report.markdown import MARKER as COMMENT_MARKER
 from goldgate.report.markdown import prose
-from goldgate.report.view import gains
+from goldgate.report.ranking import gains
 from goldgate.terminal import console
 
 #: GitHub rejects comment bodies over 65,536 characters.

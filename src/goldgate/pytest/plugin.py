@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from goldgate.errors import GoldgateError, did_you_mean
+from goldgate.pytest.outputs import SystemSpec
+from goldgate.pytest.rendering import render_failure, render_summary
 from goldgate.pytest.session import (
     ROOT_NAME,
     WORKDIR_KEY,
@@ -24,10 +26,7 @@ from goldgate.pytest.session import (
     GoldgateSession,
     ItemSpec,
     Settings,
-    SystemSpec,
     failed_checks,
-    render_failure,
-    render_summary,
 )
 from goldgate.terminal import console
 

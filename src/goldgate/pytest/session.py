@@ -1,11 +1,13 @@
-"""The state of one pytest session for goldgate, and the calls into the library it makes.
+"""The state of one pytest session for goldgate, and the run, checks and bless it coordinates.
 
 The plugin (:mod:`goldgate.pytest.plugin`) only declares options and forwards hooks; this
 module decides what runs and when. Outputs are obtained from each system exactly once and
-written to predictions files in a scratch directory; the gate is then computed by
-:func:`goldgate.runner.run` from those files, and ``--goldgate-bless`` blesses from the same
-files, so blessing never calls the system a second time. Under pytest-xdist the controller
-does this once and hands the result to the workers as a JSON file in that directory.
+written to predictions files in a scratch directory (:mod:`goldgate.pytest.outputs`); the
+gate is then computed by :func:`goldgate.runner.run` from those files, and
+``--goldgate-bless`` blesses from the same files, so blessing never calls the system a second
+time. Under pytest-xdist the controller does this once and hands the result to the workers as
+a JSON file in that directory; workers leave their checks and blesses there as files for the
+controller. What pytest shows of a result is in :mod:`goldgate.pytest.rendering`.
 """
 
 from __future__ import annotations
@@ -15,20 +17,27 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goldgate.errors import GoldgateError, did_you_mean
-from goldgate.wording import p_value, plural
+from goldgate.pytest.outputs import (
+    SystemSpec,
+    obtain,
+    system_settings,
+    with_systems,
+    write_predictions,
+)
+from goldgate.pytest.rendering import render_failure
 
 if TYPE_CHECKING:
     # Imported where used: the plugin is imported by every pytest run in an environment that
     # has goldgate installed, and pydantic models cost a noticeable part of a second.
     from goldgate.model.config import Config, SystemConfig
-    from goldgate.model.result import CheckResult, ExampleResult, RunResult, SuiteResult
+    from goldgate.model.result import CheckResult, RunResult, SuiteResult
 
 #: The id of the root of every goldgate test item: ``goldgate::<suite>::<metric>``.
 ROOT_NAME = "goldgate"
@@ -40,14 +49,6 @@ HANDOFF_FILE = "run.json"
 BLESS_QUEUE = "bless"
 #: fixture and marker checks made by xdist workers, for the controller's one history row
 CHECK_QUEUE = "checks"
-#: System settings a fixture check may override (the source is given by ``system=``).
-SYSTEM_OVERRIDES = ("concurrency", "timeout_s", "samples", "env")
-SHOWN_EXAMPLES = 5
-SHOWN_CHARS = 160
-
-#: What a fixture check evaluates: a Python callable, a ``module:function`` path, or the
-#: settings of a system (``{"predictions": "out/{suite}.jsonl"}``).
-SystemSpec = Callable[..., Any] | str | Mapping[str, Any]
 
 
 class GateFailed(AssertionError):
@@ -525,106 +526,6 @@ class GoldgateSession:
         return sorted(entries, key=lambda entry: str(entry["test"]))
 
 
-# -- library calls ------------------------------------------------------------------------
-
-
-def obtain(
-    config: Config,
-    suite: str,
-    system: SystemConfig,
-    *,
-    function: Callable[..., Any] | None = None,
-) -> dict[str, list[str]]:
-    """The outputs of ``system`` (or of the Python ``function``) for every golden record."""
-    from goldgate.model.goldens import load_goldens
-    from goldgate.systems.cache import input_hash
-    from goldgate.systems.obtain import Call, obtain_outputs, run_callable
-
-    golden = load_goldens(config.suites[suite].goldens, suite)
-    if function is None:
-        return obtain_outputs(system, golden, root=config.root, cache_dir=config.cache_dir)
-    outputs: dict[str, list[str]] = {r.id: [""] * system.samples for r in golden.records}
-    calls = [
-        Call(record, sample, (record.id, input_hash(record.input), sample))
-        for record in golden.records
-        for sample in range(system.samples)
-    ]
-
-    def deliver(call: Call, output: str) -> None:
-        outputs[call.record.id][call.sample] = output
-
-    run_callable(function, calls, deliver, system=system)
-    return outputs
-
-
-def system_settings(
-    configured: SystemConfig, system: SystemSpec | None, overrides: Mapping[str, Any]
-) -> tuple[Callable[..., Any] | None, SystemConfig]:
-    """The system a fixture check runs: a Python function (or None) and its settings."""
-    from goldgate.model.config import SystemConfig
-
-    for key in overrides:
-        if key not in SYSTEM_OVERRIDES:
-            raise TypeError(
-                f"goldgate.check() got an unexpected keyword {key!r}"
-                f"{did_you_mean(key, SYSTEM_OVERRIDES)}; it takes system= and "
-                f"{', '.join(SYSTEM_OVERRIDES)}"
-            )
-    data = configured.model_dump()
-    data.update(overrides)
-    function: Callable[..., Any] | None = None
-    if system is not None:
-        for source in ("predictions", "command", "callable"):
-            data[source] = None
-        if isinstance(system, str):
-            data["callable"] = system
-        elif isinstance(system, Mapping):
-            data.update(system)
-        elif callable(system):
-            function = system
-            # A placeholder passes validation; the label below is what error messages show.
-            data["callable"] = "goldgate_check:function"
-        else:
-            raise TypeError(
-                f"system= must be a callable, 'module:function' or a mapping, not "
-                f"{type(system).__name__}"
-            )
-    try:
-        settings = SystemConfig.model_validate(data)
-    except ValueError as exc:
-        raise GoldgateError(f"goldgate.check(): invalid system settings: {exc}") from None
-    if function is not None:
-        label = getattr(function, "__qualname__", None) or type(function).__name__
-        module = getattr(function, "__module__", None) or "?"
-        settings = settings.model_copy(update={"callable": f"{module}:{label}", "cache": "off"})
-    return function, settings
-
-
-def write_predictions(path: Path, outputs: Mapping[str, Sequence[str]]) -> SystemConfig:
-    """Write outputs as a predictions file and return the system that reads it back."""
-    from goldgate.model.config import SystemConfig
-
-    samples = len(next(iter(outputs.values()), [""]))
-    with path.open("w", encoding="utf-8") as handle:
-        for example_id, texts in outputs.items():
-            row: dict[str, Any] = {"id": example_id}
-            if samples == 1:
-                row["output"] = texts[0]
-            else:
-                row["outputs"] = list(texts)
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return SystemConfig(predictions=str(path), samples=samples)
-
-
-def with_systems(config: Config, systems: Mapping[str, SystemConfig]) -> Config:
-    """``config`` with the named suites' systems replaced."""
-    suites = {
-        name: suite.model_copy(update={"system": systems[name]}) if name in systems else suite
-        for name, suite in config.suites.items()
-    }
-    return config.model_copy(update={"suites": suites})
-
-
 def _with_failures(config: Config, result: RunResult, failures: Mapping[str, str]) -> RunResult:
     """Put suites whose system failed back into the result, in configuration order."""
     if not failures:
@@ -662,173 +563,3 @@ def _failed(checks: Iterable[CheckResult]) -> list[CheckResult]:
 def failed_checks(suite: SuiteResult, metric: str | None) -> list[CheckResult]:
     """The failed checks of one item (one metric, or the whole suite when None)."""
     return _failed(c for c in suite.checks if metric is None or c.metric == metric)
-
-
-# -- text pytest shows --------------------------------------------------------------------
-
-
-def _num(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}"
-
-
-def _signed(value: float | None) -> str:
-    return "—" if value is None else f"{value:+.2f}"
-
-
-def metric_table(suite: SuiteResult, *, indent: str = "  ") -> list[str]:
-    """The suite's metrics: baseline, current, delta, interval and p-value, aligned."""
-    header = ["metric", "baseline", "current", "delta", "interval", "p"]
-    rows = [header]
-    for summary in suite.metrics:
-        interval = summary.interval
-        rows.append(
-            [
-                summary.label,
-                _num(summary.baseline),
-                summary.current_text(_num),
-                _signed(summary.delta),
-                "—" if interval is None else f"[{interval.low:+.2f}, {interval.high:+.2f}]",
-                p_value(summary.p_value),
-            ]
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = []
-    for row in rows:
-        cells = [row[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
-        ]
-        lines.append((indent + "  ".join(cells)).rstrip())
-    return lines
-
-
-def suite_heading(suite: SuiteResult) -> str:
-    """``suite 'qa': regressed (50 examples, goldens/qa.jsonl)``."""
-    size = f"{plural(suite.n_examples, 'example')}, {suite.goldens}"
-    return f"suite {suite.name!r}: {suite.verdict.value} ({size})"
-
-
-def worst_regressed(suite: SuiteResult, metrics: Sequence[str], limit: int) -> list[str]:
-    """The examples that worsened most from the baseline on ``metrics``, with their texts.
-
-    Ranked from the score columns: texts (rows) are read only for the examples shown.
-    """
-    import numpy as np
-
-    from goldgate.model.result import example_table, gain
-    from goldgate.report.view import gains
-
-    higher = {m.metric: m.higher_is_better for m in suite.metrics}
-    table = example_table(suite.examples)
-    columns = {metric: (table.current(metric), table.baseline(metric)) for metric in metrics}
-    fall = np.zeros(len(table))
-    for metric, (now, then) in columns.items():
-        worsening = -gains(now, then, higher.get(metric, True))
-        fall = np.fmax(fall, np.where(worsening > 0, worsening, 0.0))
-    fallen = np.flatnonzero(fall > 0)
-    order = fallen[np.lexsort((fallen, -fall[fallen]))][:limit].tolist()
-    ranked: list[tuple[float, int, list[str]]] = []
-    for position in order:
-        moves = []
-        for metric, (now, then) in columns.items():
-            cur, base = float(now[position]), float(then[position])
-            if -gain(cur - base, higher.get(metric, True)) > 0:  # false where one is NaN
-                moves.append(f"{metric} {base:.2f} → {cur:.2f}")
-        lines = _example_lines(suite, table[position], ", ".join(moves))
-        ranked.append((-float(fall[position]), position, lines))
-    return _shown(ranked, limit, total=len(fallen))
-
-
-def extreme_examples(suite: SuiteResult, metric: str, *, highest: bool, limit: int) -> list[str]:
-    """The examples scoring lowest (or highest) on ``metric``: for bounds without a baseline."""
-    import numpy as np
-
-    from goldgate.model.result import example_table
-
-    table = example_table(suite.examples)
-    now = table.current(metric)
-    scored = np.flatnonzero(~np.isnan(now))
-    keys = -now[scored] if highest else now[scored]
-    ranked: list[tuple[float, int, list[str]]] = []
-    for position in scored[np.lexsort((scored, keys))][:limit].tolist():
-        score = float(now[position])
-        lines = _example_lines(suite, table[position], f"{metric} {score:.2f}")
-        ranked.append((-score if highest else score, position, lines))
-    return _shown(ranked, limit, more=False)
-
-
-def _example_lines(suite: SuiteResult, example: ExampleResult, scores: str) -> list[str]:
-    where = f"{suite.goldens}:{example.line}" if example.line else suite.goldens
-    lines = [f"  {example.id} ({where}): {scores}", f"    input:     {_clip(example.input)}"]
-    lines += [f"    reference: {_clip(reference)}" for reference in example.references[:3]]
-    lines.append(f"    output:    {_clip(example.output)}")
-    if example.baseline_output is not None and example.baseline_output != example.output:
-        lines.append(f"    was:       {_clip(example.baseline_output)}")
-    return lines
-
-
-def _shown(
-    ranked: list[tuple[float, int, list[str]]],
-    limit: int,
-    *,
-    more: bool = True,
-    total: int | None = None,
-) -> list[str]:
-    """The lines of the first ``limit`` ranked examples; ``total`` counts those ranked
-    (when only the shown ones were given lines)."""
-    ranked.sort(key=lambda item: item[:2])
-    shown = [line for _, _, lines in ranked[:limit] for line in lines]
-    total = len(ranked) if total is None else total
-    if more and total > limit:
-        shown.append(f"  … and {total - limit} more")
-    return shown
-
-
-def _clip(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = text.replace("\r", "\\r").replace("\n", "\\n")
-    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
-
-
-def render_failure(
-    suite: SuiteResult, failed: Sequence[CheckResult], result: RunResult | None = None
-) -> str:
-    """The failure text of a suite: failed checks, the metric table, the worst examples."""
-    lines = [f"goldgate {suite_heading(suite)}"]
-    if result is not None and result.baseline:
-        found = "" if result.baseline_found else " (not found)"
-        lines.append(f"baseline: {result.baseline}{found}")
-    lines.append("failed checks:")
-    lines += [f"  {check.rule} {check.threshold:g}: {check.message}" for check in failed]
-    lines.append("metrics:")
-    lines += metric_table(suite)
-    falling = list(dict.fromkeys(c.metric for c in failed if c.rule != "max"))
-    examples = worst_regressed(suite, falling, SHOWN_EXAMPLES)
-    if examples:
-        lines.append(f"worst regressed examples ({', '.join(falling)}):")
-        lines += examples
-    else:
-        # No baseline to fall from: a bound failed, so show what pulls the score past it.
-        bound = next((c for c in failed if c.rule in ("min", "max")), None)
-        if bound is not None:
-            highest = bound.rule == "max"
-            lines.append(f"{'highest' if highest else 'lowest'}-scoring examples ({bound.metric}):")
-            lines += extreme_examples(suite, bound.metric, highest=highest, limit=SHOWN_EXAMPLES)
-    return "\n".join(lines)
-
-
-def render_summary(result: RunResult) -> list[str]:
-    """The terminal summary of a run: the verdict and each suite's table."""
-    from goldgate.model.result import CheckStatus
-
-    lines = [f"verdict: {result.verdict.value}"]
-    for suite in result.suites:
-        lines.append(suite_heading(suite))
-        if suite.error is not None:
-            lines.append(f"  error: {suite.error}")
-            continue
-        lines += metric_table(suite)
-        for check in suite.checks:
-            if check.status is not CheckStatus.PASS:
-                lines.append(f"  {check.status.value}: {check.message}")
-    lines += [f"hint: {hint}" for hint in result.hints]
-    return lines

@@ -24,6 +24,9 @@ import numpy as np
 from markupsafe import Markup, escape
 
 from goldgate.model.result import RunResult, SuiteResult, example_table
+from goldgate.report.example_view import DIFF_CHARS, example_rows
+from goldgate.report.formatting import fmt_delta, round_points
+from goldgate.report.ranking import gains
 from goldgate.report.selection import (
     EXAMPLES_FILE,
     MAX_REFERENCES,
@@ -31,17 +34,7 @@ from goldgate.report.selection import (
     Selection,
     select_examples,
 )
-from goldgate.report.view import (
-    DIFF_CHARS,
-    MetricRow,
-    ReportView,
-    build_view,
-    example_rows,
-    fmt_delta,
-    gains,
-    round_points,
-    slice_rule,
-)
+from goldgate.report.view import MetricRow, ReportView, build_view, slice_rule
 from goldgate.terminal.console import escape_controls
 from goldgate.wording import plural
 

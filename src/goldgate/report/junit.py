@@ -11,7 +11,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from goldgate.model.result import CheckResult, CheckStatus, RunResult, SuiteResult
-from goldgate.report.view import fmt_delta, fmt_interval, fmt_points, fmt_threshold
+from goldgate.report.formatting import fmt_delta, fmt_interval, fmt_points, fmt_threshold
 
 # Characters XML 1.0 cannot carry, even escaped.
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|[\ud800-\udfff]")

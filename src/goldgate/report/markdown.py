@@ -25,25 +25,10 @@ from urllib.parse import quote
 
 from goldgate.model.result import EXAMPLES_FILE, RunResult, SuiteResult
 from goldgate.report.diff import DiffOp
-from goldgate.report.view import (
-    DASH,
-    CheckRow,
-    ExampleRow,
-    MetricRow,
-    Picked,
-    ReportView,
-    ScoreCell,
-    SuiteView,
-    build_view,
-    clip,
-    example_row,
-    fmt_delta,
-    fmt_points,
-    ranking_metrics,
-    shared_ids,
-    slice_rule,
-    worst_regressed,
-)
+from goldgate.report.example_view import ExampleRow, ScoreCell, example_row, shared_ids
+from goldgate.report.formatting import DASH, clip, fmt_delta, fmt_points
+from goldgate.report.ranking import Picked, ranking_metrics, worst_regressed
+from goldgate.report.view import CheckRow, MetricRow, ReportView, SuiteView, build_view, slice_rule
 from goldgate.terminal.console import escape_controls
 from goldgate.wording import plural
 

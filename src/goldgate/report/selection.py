@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from goldgate.model.result import ExampleResult, RunResult, SuiteResult
-from goldgate.report.view import DIFF_CHARS, Moves, gains, worst_regressed
+from goldgate.report.example_view import DIFF_CHARS
+from goldgate.report.ranking import Moves, gains, worst_regressed
 from goldgate.wording import plural
 
 #: a run with at most this many examples keeps them all in the HTML report

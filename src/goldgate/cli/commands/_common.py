@@ -170,7 +170,7 @@ METRIC_HEADER = ["metric", "baseline", "current", "delta", "interval"]
 def summary(result: RunResult) -> str:
     """The short plain-text summary a command prints: verdict, per-suite table, problems."""
     from goldgate.model.result import CheckStatus
-    from goldgate.report.view import suite_notes
+    from goldgate.report.sentences import suite_notes
 
     checks = result.checks()
     head = f"goldgate: {result.verdict.value.upper()}"

@@ -227,7 +227,7 @@ _Prediction = tuple[str, int, list[str]]
 
 def _prediction_part(raw: Any, label: str, samples: int) -> list[_Prediction]:
     """One file's ``(id, line, outputs)`` (the checks and messages of ``read_predictions``)."""
-    from goldgate.systems.obtain import _prediction_outputs, prediction_id
+    from goldgate.systems.predictions import _prediction_outputs, prediction_id
 
     rows: Iterable[tuple[int, Any]] = raw
     if isinstance(raw, bytes):
@@ -365,7 +365,7 @@ def score_predictions_on_dask(
     from goldgate.execution.pool import stack_parts
     from goldgate.metrics.batch import BatchMetric
     from goldgate.metrics.engine import MetricComputeError
-    from goldgate.systems.obtain import PREDICTION_FIELDS
+    from goldgate.systems.predictions import PREDICTION_FIELDS
     from goldgate.terminal.progress import NullProgress
 
     system = config.system_for(name)

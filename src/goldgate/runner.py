@@ -66,29 +66,21 @@ from goldgate.model.baseline import (
     SuiteBaseline,
     blessed_nrefs,
     packs,
-    read_baseline,
-    read_baseline_at_ref,
     strip_nrefs,
-    verify_scores,
-    verify_suite,
-    write_baseline,
 )
+from goldgate.model.baseline_io import read_baseline, read_baseline_at_ref, write_baseline
+from goldgate.model.baseline_verify import verify_scores, verify_suite
 from goldgate.model.compact_stats import CompactStats, as_float, stacked_samples
 from goldgate.model.config import Config, DaskConfig
+from goldgate.model.example_table import ExampleColumns
+from goldgate.model.golden_formats import golden_format
 from goldgate.model.golden_index import FileComparison, compare_records, file_chunks
 from goldgate.model.golden_records import record_references, record_tags
-from goldgate.model.goldens import (
-    GoldenSet,
-    golden_file_hash,
-    golden_format,
-    is_dataset,
-    load_goldens,
-)
+from goldgate.model.goldens import GoldenSet, golden_file_hash, is_dataset, load_goldens
 from goldgate.model.packed import PackError
 from goldgate.model.result import (
     CacheUse,
     CheckStatus,
-    ExampleColumns,
     GoldenChange,
     MetricCalls,
     MetricSummary,

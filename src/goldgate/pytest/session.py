@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     # Imported where used: the plugin is imported by every pytest run in an environment that
     # has goldgate installed, and pydantic models cost a noticeable part of a second.
     from goldgate.model.config import Config, SystemConfig
-    from goldgate.model.result import CheckResult, ExampleResult, RunResult, SuiteResult
+    from goldgate.model.example_table import ExampleResult
+    from goldgate.model.result import CheckResult, RunResult, SuiteResult
 
 #: The id of the root of every goldgate test item: ``goldgate::<suite>::<metric>``.
 ROOT_NAME = "goldgate"
@@ -160,7 +161,7 @@ class GoldgateSession:
     def config(self) -> Config:
         """The loaded configuration (``ConfigError`` when it is invalid or missing)."""
         if self._config is None:
-            from goldgate.model.config import load_config
+            from goldgate.model.config_loading import load_config
 
             config = load_config(self.settings.config_path, cwd=self.settings.rootdir)
             if self.settings.report_dir is not None:
@@ -713,7 +714,8 @@ def worst_regressed(suite: SuiteResult, metrics: Sequence[str], limit: int) -> l
     """
     import numpy as np
 
-    from goldgate.model.result import example_table, gain
+    from goldgate.model.example_table import example_table
+    from goldgate.model.result import gain
     from goldgate.report.view import gains
 
     higher = {m.metric: m.higher_is_better for m in suite.metrics}
@@ -741,7 +743,7 @@ def extreme_examples(suite: SuiteResult, metric: str, *, highest: bool, limit: i
     """The examples scoring lowest (or highest) on ``metric``: for bounds without a baseline."""
     import numpy as np
 
-    from goldgate.model.result import example_table
+    from goldgate.model.example_table import example_table
 
     table = example_table(suite.examples)
     now = table.current(metric)

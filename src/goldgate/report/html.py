@@ -23,7 +23,8 @@ import jinja2
 import numpy as np
 from markupsafe import Markup, escape
 
-from goldgate.model.result import RunResult, SuiteResult, example_table
+from goldgate.model.example_table import example_table
+from goldgate.model.result import RunResult, SuiteResult
 from goldgate.report.selection import (
     EXAMPLES_FILE,
     MAX_REFERENCES,

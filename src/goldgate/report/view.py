@@ -15,18 +15,15 @@ from typing import Any, overload
 import numpy as np
 
 from goldgate import wording
+from goldgate.model.example_table import ExampleResult, ExampleTable, FloatColumn, example_table
 from goldgate.model.result import (
     CheckResult,
     CheckStatus,
-    ExampleResult,
-    ExampleTable,
-    FloatColumn,
     Interval,
     MetricSummary,
     RunResult,
     SuiteResult,
     Verdict,
-    example_table,
     gain,
 )
 from goldgate.report.diff import DiffOp, word_diff

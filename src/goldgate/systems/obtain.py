@@ -62,7 +62,8 @@ from goldgate.errors import (
 from goldgate.io.user_code import importable_from
 from goldgate.model.config import DaskConfig, SystemConfig
 from goldgate.model.golden_records import GoldenRecord
-from goldgate.model.goldens import GoldenSet, json_lines, read_utf8
+from goldgate.model.goldens import GoldenSet
+from goldgate.model.text_inputs import json_lines, read_utf8
 from goldgate.systems.cache import (
     CacheKey,
     OutputCache,

@@ -168,7 +168,7 @@ def child(directory: Path, action: str) -> None:
     import goldgate.pipeline.record as record
     import goldgate.runner as runner
     import goldgate.systems.obtain as systems
-    from goldgate.model.config import load_config
+    from goldgate.model.config_loading import load_config
 
     imported = time.perf_counter() - started
     phases = {"load": 0.0, "metrics": 0.0, "gate": 0.0, "json": 0.0}

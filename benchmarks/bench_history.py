@@ -94,7 +94,7 @@ def fill_store(directory: Path, runs: int) -> float:
 
 def query_library(directory: Path, repeat: int) -> float:
     from goldgate.history.query import load_history
-    from goldgate.model.config import load_config
+    from goldgate.model.config_loading import load_config
 
     config = load_config(directory)
     times = []
@@ -147,7 +147,7 @@ def run_cli(directory: Path) -> tuple[float, float]:
 def record_cost(directory: Path) -> tuple[float, float]:
     """In-process: run() without recording, then record_run alone; seconds of each."""
     from goldgate.history.recording import record_run
-    from goldgate.model.config import load_config
+    from goldgate.model.config_loading import load_config
     from goldgate.runner import run
 
     config = load_config(directory)

@@ -18,14 +18,16 @@ from goldgate.model.baseline import (
     BaselineExample,
     BaselineMetric,
     SuiteBaseline,
+    strip_nrefs,
+)
+from goldgate.model.baseline_io import (
     dumps_baseline,
     read_baseline,
     read_baseline_at_ref,
-    record_digest,
-    strip_nrefs,
-    verify_suite,
     write_baseline,
 )
+from goldgate.model.baseline_verify import verify_suite
+from goldgate.model.golden_hashing import record_digest
 
 
 def make_baseline(score_shift: float = 0.0, samples: int = 1) -> Baseline:

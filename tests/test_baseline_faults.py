@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from goldgate.io.atomic import locked, remove_stale_temporaries
-from goldgate.model.baseline import read_baseline
+from goldgate.model.baseline_io import read_baseline
 from tests.bless_child import bless, kill, start_bless, wait, warm_up
 
 ROUNDS = 30

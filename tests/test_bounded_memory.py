@@ -29,12 +29,15 @@ from goldgate.execution import pool as parallel
 from goldgate.gate import rules as gate
 from goldgate.io.inputs import MAX_NESTING, loads_json
 from goldgate.model import baseline as baseline_module
-from goldgate.model import compact_stats, goldens
-from goldgate.model import result as result_module
+from goldgate.model import compact_stats, golden_hashing
+from goldgate.model import examples_file as examples_file_module
 from goldgate.model.compact_stats import CompactStats, Statistics, take
-from goldgate.model.config import load_config
-from goldgate.model.goldens import GoldenRecord, content_hash, split_lines
-from goldgate.model.result import ExampleResult, RunResult, SuiteResult, Verdict
+from goldgate.model.config_loading import load_config
+from goldgate.model.example_table import ExampleResult
+from goldgate.model.golden_hashing import content_hash
+from goldgate.model.golden_records import GoldenRecord
+from goldgate.model.result import RunResult, SuiteResult, Verdict
+from goldgate.model.text_inputs import split_lines
 from goldgate.runner import bless, bless_reviewed, run
 from tests.metrics.test_parallel import WORDS
 
@@ -66,7 +69,7 @@ def _definition_hash(records: list[GoldenRecord]) -> str:
 def test_the_golden_hash_fed_in_batches_is_the_hash_of_the_whole_text(
     batch: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(goldens, "_HASH_BATCH", batch)
+    monkeypatch.setattr(golden_hashing, "_HASH_BATCH", batch)
     rng = random.Random(batch)
     for n in (0, 1, 2, 3, 4, 7):
         records = [
@@ -132,8 +135,8 @@ def test_the_examples_file_compressed_in_batches_is_gzip_of_the_whole_text(
 ) -> None:
     """Whether the batches are compressed as they come or in a thread of their own (with
     two waiting at most: the 63 rows make 16 batches)."""
-    monkeypatch.setattr(result_module, "_ROWS_PER_BATCH", 4)
-    monkeypatch.setattr(result_module, "_QUEUED_BATCHES", 2)
+    monkeypatch.setattr(examples_file_module, "_ROWS_PER_BATCH", 4)
+    monkeypatch.setattr(examples_file_module, "_QUEUED_BATCHES", 2)
     result = _result(sizes)
     lines = [
         '{"suite":' + json.dumps(suite.name) + "," + ex.model_dump_json(exclude_defaults=True)[1:]
@@ -149,7 +152,7 @@ def test_the_examples_file_compressed_in_batches_is_gzip_of_the_whole_text(
     assert gzip.decompress(data).decode("utf-8") == text
     written, side = result.to_files()
     (tmp_path / "result.json").write_text(written)
-    (tmp_path / result_module.EXAMPLES_FILE).write_bytes(side)
+    (tmp_path / examples_file_module.EXAMPLES_FILE).write_bytes(side)
     back = RunResult.from_json_file(tmp_path / "result.json")
     assert [s.examples for s in back.suites] == [s.examples for s in result.suites]
 
@@ -205,7 +208,7 @@ def _project(root: Path, ids: list[str], seed: int, changed: float) -> None:
 def _outcome(root: Path) -> tuple[dict[str, Any], list[str], bytes]:
     document = json.loads((root / "out" / "result.json").read_text())
     document.pop("created_at")
-    rows = gzip.decompress((root / "out" / result_module.EXAMPLES_FILE).read_bytes())
+    rows = gzip.decompress((root / "out" / examples_file_module.EXAMPLES_FILE).read_bytes())
     baseline = (root / "goldgate.baseline.json").read_bytes()
     return document, rows.decode("utf-8").splitlines(), baseline
 
@@ -234,8 +237,8 @@ def test_views_and_batches_give_the_result_of_copies_and_whole_passes(
     _bless_then_run(tmp_path / "a", ids, later)
     with monkeypatch.context() as patched:
         patched.setattr(gate, "take", _copying_take)
-        patched.setattr(result_module, "_ROWS_PER_BATCH", 1)
-        patched.setattr(goldens, "_HASH_BATCH", 1)
+        patched.setattr(examples_file_module, "_ROWS_PER_BATCH", 1)
+        patched.setattr(golden_hashing, "_HASH_BATCH", 1)
         patched.setattr(parallel, "DEFAULT_CHUNK_SIZE", 7)
         (tmp_path / "b").mkdir()
         _bless_then_run(tmp_path / "b", ids, later)
@@ -421,6 +424,6 @@ def test_the_blessed_outputs_decoded_for_edited_examples_are_not_held_across_the
     change = result.suites[0].golden_change
     assert change is not None and [e.id for e in change.edited] == ["q0050"]
     assert change.edited[0].baseline_output is not None
-    text = gzip.decompress((tmp_path / "out" / result_module.EXAMPLES_FILE).read_bytes())
+    text = gzip.decompress((tmp_path / "out" / examples_file_module.EXAMPLES_FILE).read_bytes())
     examples = [json.loads(line) for line in text.decode("utf-8").splitlines()]
     assert sum("baseline_output" in row for row in examples) == len(ids) - 1

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from goldgate.cli import main as cli
-from goldgate.model.config import load_config
+from goldgate.model.config_loading import load_config
 from goldgate.model.goldens import load_goldens
 from goldgate.runner import bless, check
 

@@ -20,8 +20,10 @@ from goldgate.cli.main import main
 from goldgate.errors import BaselineError
 from goldgate.model import baseline as baseline_module
 from goldgate.model import goldens as goldens_module
-from goldgate.model.baseline import blessed_nrefs, read_baseline
-from goldgate.model.config import Config, load_config
+from goldgate.model.baseline import blessed_nrefs
+from goldgate.model.baseline_io import read_baseline
+from goldgate.model.config import Config
+from goldgate.model.config_loading import load_config
 from goldgate.pipeline import verify
 from goldgate.pipeline.verify import SuiteCheck
 from goldgate.runner import bless, check

@@ -13,15 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goldgate.errors import ConfigError, GoldgateError, MetricError
-from goldgate.model.config import (
-    Config,
-    GateRule,
-    SignificanceConfig,
-    SystemConfig,
-    config_json_schema,
-    load_config,
-    parse_config,
-)
+from goldgate.model.config import Config, GateRule, SignificanceConfig, SystemConfig
+from goldgate.model.config_loading import load_config, parse_config
+from goldgate.model.config_schema import config_json_schema
 
 VALID = """\
 version: 1

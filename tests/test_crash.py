@@ -41,7 +41,7 @@ def _saved_path(stderr: str) -> Path:
         (["run", "-q"], "goldgate.runner:score_suite"),
         (["bless", "-q"], "goldgate.runner:score_suite"),
         (["check"], "goldgate.runner:check"),
-        (["schema"], "goldgate.model.config:config_json_schema"),
+        (["schema"], "goldgate.model.config_schema:config_json_schema"),
     ],
 )
 def test_a_crash_in_any_command_exits_3_with_the_traceback_in_a_file(

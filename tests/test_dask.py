@@ -19,9 +19,11 @@ from goldgate.errors import GoldenSetError, GoldgateError, InputError, SystemRun
 from goldgate.execution import pool as parallel
 from goldgate.execution.dask.engine import DaskWorkerError, client_for, close_clients, result_of
 from goldgate.metrics.registry import FunctionMetric
-from goldgate.model.baseline import Baseline, dumps_baseline
+from goldgate.model.baseline import Baseline
+from goldgate.model.baseline_io import dumps_baseline
 from goldgate.model.compact_stats import as_float
-from goldgate.model.config import Config, DaskConfig, load_config
+from goldgate.model.config import Config, DaskConfig
+from goldgate.model.config_loading import load_config
 from goldgate.pipeline.score import score_suite
 from goldgate.runner import bless, check, run
 from tests.test_scale import make_project

@@ -22,17 +22,18 @@ import pytest
 from goldgate.history.recording import run_record
 from goldgate.history.store import RunRecord, _json_list
 from goldgate.io.git import work_tree
-from goldgate.model import result as result_module
-from goldgate.model.config import load_config
-from goldgate.model.goldens import GoldenRecord
-from goldgate.model.result import (
+from goldgate.model import example_table as example_table_module
+from goldgate.model import examples_file as examples_file_module
+from goldgate.model.config_loading import load_config
+from goldgate.model.example_table import (
     ExampleColumns,
     ExampleResult,
     ExampleRows,
     ExampleTable,
-    RunResult,
     example_table,
 )
+from goldgate.model.golden_records import GoldenRecord
+from goldgate.model.result import RunResult
 from goldgate.runner import bless, run
 from tests.test_bounded_memory import _project
 
@@ -101,8 +102,8 @@ def test_the_runner_keeps_columns_and_builds_rows_alike(gated: RunResult) -> Non
 def test_result_json_and_the_examples_file_are_the_bytes_rows_gave(
     gated: RunResult, slice_rows: int, batch_rows: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(result_module, "_ROWS_PER_SLICE", slice_rows)
-    monkeypatch.setattr(result_module, "_ROWS_PER_BATCH", batch_rows)
+    monkeypatch.setattr(example_table_module, "_ROWS_PER_SLICE", slice_rows)
+    monkeypatch.setattr(examples_file_module, "_ROWS_PER_BATCH", batch_rows)
     listed = _as_rows(gated)
     assert gated.to_files() == listed.to_files()
     assert gated.to_json() == listed.to_json()
@@ -117,7 +118,7 @@ def test_result_json_and_the_examples_file_are_the_bytes_rows_gave(
 def test_a_result_with_columns_is_read_back_as_rows(gated: RunResult, tmp_path: Path) -> None:
     text, side = gated.to_files()
     (tmp_path / "result.json").write_text(text)
-    (tmp_path / result_module.EXAMPLES_FILE).write_bytes(side)
+    (tmp_path / examples_file_module.EXAMPLES_FILE).write_bytes(side)
     back = RunResult.from_json_file(tmp_path / "result.json")
     assert back.suites[0].examples == list(gated.suites[0].examples)
     # inline as well: the JSON of a result holding columns validates as a list of rows
@@ -183,9 +184,9 @@ def _stored(record: RunRecord) -> list[object]:
 
 def test_every_optional_field_of_a_row_is_filled_at_its_default() -> None:
     optional = {n: f for n, f in ExampleResult.model_fields.items() if not f.is_required()}
-    filled = result_module._filled({})
+    filled = example_table_module._filled({})
     assert filled == {n: f.get_default(call_default_factory=True) for n, f in optional.items()}
-    assert result_module._filled({})["tags"] is not filled["tags"]  # fresh, never shared
+    assert example_table_module._filled({})["tags"] is not filled["tags"]  # fresh, never shared
 
 
 class _Paired(Mapping[str, float]):
@@ -208,7 +209,7 @@ class _Paired(Mapping[str, float]):
 def test_paired_arrays_give_the_rows_mappings_give(
     slice_rows: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(result_module, "_ROWS_PER_SLICE", slice_rows)
+    monkeypatch.setattr(example_table_module, "_ROWS_PER_SLICE", slice_rows)
     records = [
         GoldenRecord(id=f"e{i}", input=None if i % 4 else {"q": i}, references=("r",), line=i)
         for i in range(10)

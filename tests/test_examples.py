@@ -12,7 +12,7 @@ import pytest
 from goldgate.examples import systems
 from goldgate.metrics.engine import score_corpus
 from goldgate.metrics.registry import create_metric
-from goldgate.model.config import load_config
+from goldgate.model.config_loading import load_config
 from goldgate.model.goldens import load_goldens
 from goldgate.model.result import CheckStatus, Verdict
 from goldgate.runner import bless, check, run

@@ -16,7 +16,8 @@ from goldgate.execution.backend import Backend, CallableWork, SuiteScoring
 from goldgate.execution.dask.backend import DaskBackend
 from goldgate.execution.local import InProcessBackend, PoolBackend
 from goldgate.model.compact_stats import as_float
-from goldgate.model.config import Config, DaskConfig, EngineConfig, load_config
+from goldgate.model.config import Config, DaskConfig, EngineConfig
+from goldgate.model.config_loading import load_config
 from goldgate.model.goldens import GoldenSet
 from goldgate.pipeline.score import ScoredSuite, score_suite
 from tests.test_scale import make_project

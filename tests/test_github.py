@@ -21,10 +21,10 @@ from goldgate.github.pull_request import (
     upsert_comment,
     write_step_outputs,
 )
+from goldgate.model.example_table import ExampleResult
 from goldgate.model.result import (
     CheckResult,
     CheckStatus,
-    ExampleResult,
     MetricSummary,
     RunResult,
     SuiteResult,

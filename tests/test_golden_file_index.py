@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 from goldgate.errors import BaselineError
 from goldgate.model import baseline as baseline_module
 from goldgate.model import golden_index as golden_file_index
-from goldgate.model.baseline import read_baseline
-from goldgate.model.config import Config, load_config
+from goldgate.model.baseline_io import read_baseline
+from goldgate.model.config import Config
+from goldgate.model.config_loading import load_config
 from goldgate.model.golden_index import compare_records, file_chunks
 from goldgate.model.goldens import load_goldens
 from goldgate.pipeline import verify

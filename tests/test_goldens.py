@@ -14,7 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goldgate.errors import GoldenSetError
-from goldgate.model.goldens import GoldenRecord, content_hash, load_goldens
+from goldgate.model.golden_hashing import content_hash
+from goldgate.model.golden_records import GoldenRecord
+from goldgate.model.goldens import load_goldens
 
 RECORDS: list[dict[str, Any]] = [
     {"id": "qa-1", "input": "Who wrote it?", "references": ["Ann", "Ann Lee"], "tags": ["easy"]},

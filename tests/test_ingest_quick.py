@@ -21,19 +21,14 @@ from hypothesis import strategies as st
 
 from goldgate.errors import BaselineError, GoldenSetError, GoldgateError, InputError
 from goldgate.io.inputs import free_of_duplicates, loads_json, loads_json_carefully
-from goldgate.model import golden_records, goldens
-from goldgate.model.baseline import SuiteBaseline, verify_suite
-from goldgate.model.goldens import (
-    GoldenRecord,
-    GoldenSet,
-    content_hash,
-    json_lines,
-    load_goldens,
-    loaded_digests,
-    read_utf8,
-    record_digest,
-    validated_records,
-)
+from goldgate.model import golden_records, goldens, text_inputs
+from goldgate.model.baseline import SuiteBaseline
+from goldgate.model.baseline_verify import verify_suite
+from goldgate.model.golden_formats import validated_records
+from goldgate.model.golden_hashing import content_hash, record_digest
+from goldgate.model.golden_records import GoldenRecord
+from goldgate.model.goldens import GoldenSet, load_goldens, loaded_digests
+from goldgate.model.text_inputs import json_lines, read_utf8
 
 # -- references: how golden sets were read before the quick ways ------------------------------
 
@@ -229,7 +224,7 @@ def test_a_golden_set_reads_as_the_careful_way_reads_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, batch: int, block: int
 ) -> None:
     # records are hashed and packed a block at a time as they are read
-    monkeypatch.setattr(goldens, "_BATCH_CHARS", batch)
+    monkeypatch.setattr(text_inputs, "_BATCH_CHARS", batch)
     monkeypatch.setattr(golden_records, "_BLOCK", block)
     path = tmp_path / "qa.jsonl"
     path.write_text(text, "utf-8", newline="")
@@ -241,7 +236,7 @@ def test_a_golden_set_reads_as_the_careful_way_reads_it(
 def test_json_lines_give_what_each_line_gives(
     monkeypatch: pytest.MonkeyPatch, text: str, batch: int
 ) -> None:
-    monkeypatch.setattr(goldens, "_BATCH_CHARS", batch)
+    monkeypatch.setattr(text_inputs, "_BATCH_CHARS", batch)
 
     def run(read: Any) -> Any:
         try:

@@ -220,7 +220,7 @@ def test_a_repeated_id_key_on_a_jsonl_line_is_an_error(
 def test_a_long_csv_cell_is_read_and_an_endless_one_refused(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from goldgate.model.goldens import MAX_CSV_CELL_CHARS
+    from goldgate.model.golden_formats import MAX_CSV_CELL_CHARS
 
     long_cell = "w " * 100_000  # 200 KB, over Python's csv default of 128 KiB
     (project / "goldens.csv").write_text(f"id,input,reference\na,{long_cell},r\n")

@@ -14,17 +14,11 @@ import pytest
 
 from goldgate.errors import BaselineError
 from goldgate.model import baseline as baseline_module
-from goldgate.model.baseline import (
-    Baseline,
-    BaselineMetric,
-    SuiteBaseline,
-    dumps_baseline,
-    read_baseline,
-    record_digest,
-    write_baseline,
-)
+from goldgate.model.baseline import Baseline, BaselineMetric, SuiteBaseline
+from goldgate.model.baseline_io import dumps_baseline, read_baseline, write_baseline
 from goldgate.model.compact_stats import as_float
-from goldgate.model.config import load_config
+from goldgate.model.config_loading import load_config
+from goldgate.model.golden_hashing import record_digest
 from goldgate.model.packed import (
     PackError,
     pack_bytes,
@@ -273,7 +267,7 @@ def test_blessed_outputs_and_positions_are_found_in_any_order(packed: bool) -> N
 
 
 def test_a_packed_suite_shares_the_golden_ids_and_builds_no_table_of_positions() -> None:
-    from goldgate.model.goldens import RecordDigests
+    from goldgate.model.golden_hashing import RecordDigests
 
     suite = _suite(n=30, samples=1)
     table = baseline_module._TABLES.get(id(suite))

@@ -18,7 +18,7 @@ import pytest
 
 # Imported here, not in the tests: pytester drops modules first imported during a test, and
 # numpy cannot be imported twice in one process.
-from goldgate.model.config import load_config
+from goldgate.model.config_loading import load_config
 from goldgate.runner import bless
 
 pytest_plugins = ["pytester"]
@@ -605,7 +605,7 @@ def test_a_crash_while_configuring_exits_3_in_one_line_not_internalerror(
     def boom(*args: object, **kwargs: object) -> None:
         raise kind("injected by the test")
 
-    monkeypatch.setattr("goldgate.model.config.load_config", boom)
+    monkeypatch.setattr("goldgate.model.config_loading.load_config", boom)
     result = run(project, "--goldgate")
     assert result.ret == 3
     output = result.stdout.str() + result.stderr.str()
@@ -625,7 +625,7 @@ def test_any_goldgate_error_while_configuring_is_a_usage_error(
     def bad(*args: object, **kwargs: object) -> None:
         raise InputError("goldens/qa.jsonl:3: a bad line")
 
-    monkeypatch.setattr("goldgate.model.config.load_config", bad)
+    monkeypatch.setattr("goldgate.model.config_loading.load_config", bad)
     result = run(project, "--goldgate")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "goldgate: goldens/qa.jsonl:3: a bad line" in result.stderr.str()

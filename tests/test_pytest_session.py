@@ -8,11 +8,12 @@ import pytest
 
 from goldgate.errors import GoldgateError
 from goldgate.model.config import SystemConfig
-from goldgate.model.goldens import GoldenRecord, GoldenSet
+from goldgate.model.example_table import ExampleResult
+from goldgate.model.golden_records import GoldenRecord
+from goldgate.model.goldens import GoldenSet
 from goldgate.model.result import (
     CheckResult,
     CheckStatus,
-    ExampleResult,
     Interval,
     MetricSummary,
     RunResult,

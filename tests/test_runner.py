@@ -13,8 +13,8 @@ import pytest
 
 import goldgate
 from goldgate.errors import BaselineError, GoldgateError, UsageError
-from goldgate.model.baseline import read_baseline
-from goldgate.model.config import load_config
+from goldgate.model.baseline_io import read_baseline
+from goldgate.model.config_loading import load_config
 from goldgate.model.result import CheckStatus, RunResult, Verdict
 from goldgate.runner import bless, check, run
 
@@ -468,13 +468,13 @@ def test_the_history_takes_the_digests_the_golden_set_computed_as_it_was_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from goldgate.history import recording
-    from goldgate.model import goldens
+    from goldgate.model import golden_hashing, goldens
 
     project = Project(tmp_path)
     config = project.config()
     result = run(config, write_reports=False, history_source=None)
     expected = {
-        suite: [goldens.record_digest(r.input, r.references, r.tags) for r in golden.records]
+        suite: [golden_hashing.record_digest(r.input, r.references, r.tags) for r in golden.records]
         for suite, golden in (
             (name, goldens.load_goldens(config.suites[name].goldens, name))
             for name in config.suites

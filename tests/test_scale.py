@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from goldgate.execution import pool as parallel
-from goldgate.model.config import load_config
+from goldgate.model.config_loading import load_config
 from goldgate.runner import bless, run
 from tests.metrics.test_parallel import WORDS
 

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 from goldgate._version import __version__
 
 if TYPE_CHECKING:
-    from goldgate.model.config import Config, load_config
+    from goldgate.model.config import Config
+    from goldgate.model.config_loading import load_config
     from goldgate.model.result import RunResult, Verdict
     from goldgate.runner import bless, check, run
 
@@ -35,7 +36,7 @@ __all__ = [
 
 _LAZY = {
     "Config": "goldgate.model.config",
-    "load_config": "goldgate.model.config",
+    "load_config": "goldgate.model.config_loading",
     "RunResult": "goldgate.model.result",
     "Verdict": "goldgate.model.result",
     "run": "goldgate.runner",

@@ -28,7 +28,8 @@ from pathlib import Path
 from goldgate.errors import BaselineError, GoldgateError
 from goldgate.execution.memory import release_free_memory
 from goldgate.gate.drift import Anchors
-from goldgate.model.baseline import Baseline, SuiteBaseline, read_baseline
+from goldgate.model.baseline import Baseline, SuiteBaseline
+from goldgate.model.baseline_io import read_baseline
 from goldgate.model.config import Config
 from goldgate.model.result import CheckStatus, RunResult, SuiteResult
 from goldgate.pipeline.compare import (

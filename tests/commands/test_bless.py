@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from goldgate.cli.main import main
-from goldgate.model.baseline import read_baseline
+from goldgate.model.baseline_io import read_baseline
 
 
 def test_bless_prints_what_it_wrote(scaffold: Path, capsys: pytest.CaptureFixture[str]) -> None:

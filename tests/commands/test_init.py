@@ -9,7 +9,7 @@ import pytest
 
 from goldgate.cli.commands.init import files
 from goldgate.cli.main import main
-from goldgate.model.config import load_config
+from goldgate.model.config_loading import load_config
 from goldgate.model.goldens import load_goldens
 
 

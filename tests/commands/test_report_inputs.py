@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from goldgate.cli.main import main
-from goldgate.model import result as result_module
+from goldgate.model import examples_file as examples_file_module
 
 RESULT = "goldgate-report/result.json"
 EXAMPLES = Path("goldgate-report") / "examples.jsonl.gz"
@@ -66,7 +66,7 @@ def test_an_examples_file_that_inflates_without_end_is_refused_before_it_is_held
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert main(["report", RESULT]) == 2
     grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
-    assert grown_mib < 64 + result_module.MAX_EXAMPLE_ROW_BYTES / (1 << 20)
+    assert grown_mib < 64 + examples_file_module.MAX_EXAMPLE_ROW_BYTES / (1 << 20)
     err = capsys.readouterr().err
     assert f"{EXAMPLES}:1: the examples inflate past what a row may take" in err
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from goldgate.cli.main import main
-from goldgate.model.result import EXAMPLES_FILE
+from goldgate.model.examples_file import EXAMPLES_FILE
 from goldgate.report import write_reports
 from tests.report.fixtures import make_result
 

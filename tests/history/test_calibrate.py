@@ -11,7 +11,7 @@ import pytest
 
 from goldgate.cli.main import main
 from goldgate.gate.calibrate import calibrate, pair_rate, suggested_max_drop
-from goldgate.model.config import load_config
+from goldgate.model.config_loading import load_config
 from tests.history import noisy
 
 CONFIG = """\

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from goldgate.errors import ConfigError, UsageError
-from goldgate.model.config import load_config
+from goldgate.model.config_loading import load_config
 from goldgate.model.config_write import set_gate_values
 
 CONFIG = """\

@@ -203,7 +203,7 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_history_config_paths_and_switch(tmp_path: Path) -> None:
-    from goldgate.model.config import load_config
+    from goldgate.model.config_loading import load_config
 
     GitProject(tmp_path, git=False)
     assert load_config(tmp_path).history.path == tmp_path / ".goldgate" / "history.sqlite"  # type: ignore[union-attr]

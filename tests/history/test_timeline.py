@@ -10,8 +10,8 @@ import pytest
 from goldgate.cli.commands.history import parse_since
 from goldgate.cli.main import main
 from goldgate.history.timeline import blessed_timeline
-from goldgate.model.baseline import read_baseline
-from goldgate.model.config import load_config
+from goldgate.model.baseline_io import read_baseline
+from goldgate.model.config_loading import load_config
 from goldgate.runner import bless
 from tests.history.project import GitProject
 

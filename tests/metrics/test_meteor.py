@@ -277,7 +277,7 @@ def test_without_wordnet_the_error_says_how_to_get_it(
             wordnet_module.load_wordnet(str(tmp_path))
         # In a configuration the error points at the metric's line.
         from goldgate.errors import ConfigError
-        from goldgate.model.config import load_config
+        from goldgate.model.config_loading import load_config
 
         (tmp_path / "g.jsonl").write_text('{"id": "a", "input": "x", "reference": "y"}\n')
         (tmp_path / "goldgate.yaml").write_text(
@@ -351,7 +351,8 @@ def test_real_data_samples(filename: str, size: int, options: dict[str, Any]) ->
 
 def test_meteor_and_ter_in_a_gated_suite_with_slices_and_the_bootstrap(tmp_path: Path) -> None:
     """Both metrics through the config, the gate (slices, bootstrap), the result and its schema."""
-    from goldgate.model.config import config_json_schema, load_config
+    from goldgate.model.config_loading import load_config
+    from goldgate.model.config_schema import config_json_schema
     from goldgate.runner import bless, run
 
     rows = [

@@ -10,10 +10,10 @@ import random
 import re
 from typing import Any, Literal
 
+from goldgate.model.example_table import ExampleResult
 from goldgate.model.result import (
     CheckResult,
     CheckStatus,
-    ExampleResult,
     Interval,
     MetricSummary,
     RunResult,

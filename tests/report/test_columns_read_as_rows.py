@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from goldgate.github import pull_request as github
-from goldgate.model.result import ExampleColumns, ExampleResult, RunResult, SuiteResult, gain
+from goldgate.model.example_table import ExampleColumns, ExampleResult
+from goldgate.model.result import RunResult, SuiteResult, gain
 from goldgate.pytest import rendering as pytest_rendering
 from goldgate.report import html, ranking, selection, view
 from goldgate.report.formatting import directions, round_points

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from goldgate.cli.commands._common import summary
-from goldgate.model.config import load_config
+from goldgate.model.config_loading import load_config
 from goldgate.model.result import CheckStatus, RunResult, Verdict
 from goldgate.report.markdown import ident
 from goldgate.runner import bless, run

@@ -9,7 +9,8 @@ import pytest
 
 from goldgate.cli.main import main
 from goldgate.errors import ConfigError
-from goldgate.model.result import EXAMPLES_FILE, RunResult
+from goldgate.model.examples_file import EXAMPLES_FILE
+from goldgate.model.result import RunResult
 from goldgate.report import FILENAMES, FORMATS, render, write_reports
 from tests.report.fixtures import make_result
 

@@ -28,7 +28,8 @@ from goldgate.errors import BaselineError
 from goldgate.gate.rules import Significance, SuiteScores, evaluate_suite, moved_text
 from goldgate.history.timeline import blessed_timeline
 from goldgate.io.git import GitFailed
-from goldgate.model.baseline import Baseline, SuiteBaseline, read_baseline_at_ref, strip_nrefs
+from goldgate.model.baseline import Baseline, SuiteBaseline, strip_nrefs
+from goldgate.model.baseline_io import read_baseline_at_ref
 from goldgate.model.result import CheckResult, CheckStatus, gain
 from goldgate.wording import p_is, plural
 

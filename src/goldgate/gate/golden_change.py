@@ -23,7 +23,7 @@ import numpy.typing as npt
 from goldgate.errors import BaselineError, first_of
 from goldgate.metrics.base import Metric
 from goldgate.model.baseline import SuiteBaseline, strip_nrefs
-from goldgate.model.goldens import RecordDigests
+from goldgate.model.golden_hashing import RecordDigests
 from goldgate.model.result import ChangedExample, CheckResult, CheckStatus, GoldenChange
 
 #: the pseudo-metric under which golden-set checks (``max_removed``) are reported

@@ -23,14 +23,8 @@ import numpy as np
 
 from goldgate.errors import InputError
 from goldgate.io.inputs import read_regular
-from goldgate.model.result import (
-    CheckStatus,
-    ExampleResult,
-    RunResult,
-    SuiteResult,
-    example_table,
-    gain,
-)
+from goldgate.model.example_table import ExampleResult, example_table
+from goldgate.model.result import CheckStatus, RunResult, SuiteResult, gain
 from goldgate.report.markdown import MARKER as COMMENT_MARKER
 from goldgate.report.markdown import prose
 from goldgate.report.ranking import gains

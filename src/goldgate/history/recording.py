@@ -10,8 +10,10 @@ from pathlib import Path
 from goldgate.history.store import MetricRecord, RunRecord, SuiteRecord, append_safely
 from goldgate.io.git import WorkTree, work_tree
 from goldgate.model.config import Config
-from goldgate.model.goldens import loaded_digests, record_digest
-from goldgate.model.result import CheckStatus, ExampleTable, RunResult, SuiteResult, example_table
+from goldgate.model.example_table import ExampleTable, example_table
+from goldgate.model.golden_hashing import record_digest
+from goldgate.model.goldens import loaded_digests
+from goldgate.model.result import CheckStatus, RunResult, SuiteResult
 
 #: the worst status a metric's checks reached wins; a metric with no check has no status
 _SEVERITY = {

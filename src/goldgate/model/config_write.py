@@ -14,7 +14,7 @@ from pathlib import Path
 from goldgate.errors import ConfigError, UsageError
 from goldgate.io.atomic import write_text_atomic
 from goldgate.io.yaml import load_yaml_with_lines
-from goldgate.model.config import parse_config
+from goldgate.model.config_loading import parse_config
 
 _NUMBER = r"[-+0-9.eE]+|\.inf|\.nan|null|~"
 

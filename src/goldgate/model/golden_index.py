@@ -26,18 +26,17 @@ from pathlib import Path
 
 from goldgate.errors import GoldenSetError, GoldgateError
 from goldgate.metrics.base import nrefs_label
-from goldgate.model.golden_records import GoldenRecord, record_fields, record_lines
-from goldgate.model.goldens import (
-    JSONL_SUFFIXES,
-    GoldenSet,
+from goldgate.model.golden_formats import JSONL_SUFFIXES, jsonl_records
+from goldgate.model.golden_hashing import (
     RecordDigests,
     digest_bytes,
     fields_hash,
     hex_digests,
-    jsonl_records,
-    read_bytes,
     records_hash,
 )
+from goldgate.model.golden_records import GoldenRecord, record_fields, record_lines
+from goldgate.model.goldens import GoldenSet
+from goldgate.model.text_inputs import read_bytes
 
 #: about how many bytes of the golden set file one piece of the index covers
 CHUNK_BYTES = 1 << 20

@@ -16,20 +16,14 @@ from goldgate.gate.drift import Anchors, drift_checks
 from goldgate.gate.golden_change import change_since, describe, removed_check, with_blessed_outputs
 from goldgate.gate.rules import SuiteEvaluation, evaluate_suite, verdict_of
 from goldgate.metrics.batch import BatchMetric
-from goldgate.model.baseline import (
-    Baseline,
-    BlessedOutputs,
-    SuiteBaseline,
-    read_baseline,
-    read_baseline_at_ref,
-    verify_scores,
-    verify_suite,
-)
+from goldgate.model.baseline import Baseline, BlessedOutputs, SuiteBaseline
+from goldgate.model.baseline_io import read_baseline, read_baseline_at_ref
+from goldgate.model.baseline_verify import verify_scores, verify_suite
 from goldgate.model.config import Config
+from goldgate.model.example_table import ExampleColumns
 from goldgate.model.goldens import GoldenSet
 from goldgate.model.result import (
     CheckStatus,
-    ExampleColumns,
     GoldenChange,
     MetricCalls,
     MetricSummary,

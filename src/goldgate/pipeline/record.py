@@ -22,15 +22,8 @@ from goldgate.execution.pool import resolve_jobs
 from goldgate.gate.rules import combine_verdicts, components_of
 from goldgate.gate.stats import sample_score
 from goldgate.io.atomic import locked
-from goldgate.model.baseline import (
-    Baseline,
-    BaselineMetric,
-    SuiteBaseline,
-    packs,
-    read_baseline,
-    strip_nrefs,
-    write_baseline,
-)
+from goldgate.model.baseline import Baseline, BaselineMetric, SuiteBaseline, packs, strip_nrefs
+from goldgate.model.baseline_io import read_baseline, write_baseline
 from goldgate.model.config import Config
 from goldgate.model.golden_index import file_chunks
 from goldgate.model.result import RunResult, SignificanceSettings, SuiteResult, Verdict

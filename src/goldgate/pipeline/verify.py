@@ -13,10 +13,12 @@ from dataclasses import dataclass, replace
 
 from goldgate.errors import BaselineError, GoldgateError
 from goldgate.gate.golden_change import describe_against
-from goldgate.model.baseline import SuiteBaseline, blessed_nrefs, verify_scores, verify_suite
+from goldgate.model.baseline import SuiteBaseline, blessed_nrefs
+from goldgate.model.baseline_verify import verify_scores, verify_suite
 from goldgate.model.config import Config
+from goldgate.model.golden_formats import golden_format
 from goldgate.model.golden_index import FileComparison, compare_records
-from goldgate.model.goldens import golden_file_hash, golden_format, is_dataset
+from goldgate.model.goldens import golden_file_hash, is_dataset
 from goldgate.model.packed import PackError
 from goldgate.pipeline.compare import example_digests
 from goldgate.pipeline.plan import load_suite_goldens

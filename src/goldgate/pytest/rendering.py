@@ -15,7 +15,8 @@ from goldgate.wording import p_value, plural
 if TYPE_CHECKING:
     # Imported where used: the plugin is imported by every pytest run in an environment that
     # has goldgate installed, and pydantic models cost a noticeable part of a second.
-    from goldgate.model.result import CheckResult, ExampleResult, RunResult, SuiteResult
+    from goldgate.model.example_table import ExampleResult
+    from goldgate.model.result import CheckResult, RunResult, SuiteResult
 
 SHOWN_EXAMPLES = 5
 SHOWN_CHARS = 160
@@ -68,7 +69,8 @@ def worst_regressed(suite: SuiteResult, metrics: Sequence[str], limit: int) -> l
     """
     import numpy as np
 
-    from goldgate.model.result import example_table, gain
+    from goldgate.model.example_table import example_table
+    from goldgate.model.result import gain
     from goldgate.report.ranking import gains
 
     higher = {m.metric: m.higher_is_better for m in suite.metrics}
@@ -96,7 +98,7 @@ def extreme_examples(suite: SuiteResult, metric: str, *, highest: bool, limit: i
     """The examples scoring lowest (or highest) on ``metric``: for bounds without a baseline."""
     import numpy as np
 
-    from goldgate.model.result import example_table
+    from goldgate.model.example_table import example_table
 
     table = example_table(suite.examples)
     now = table.current(metric)

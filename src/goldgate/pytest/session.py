@@ -161,7 +161,7 @@ class GoldgateSession:
     def config(self) -> Config:
         """The loaded configuration (``ConfigError`` when it is invalid or missing)."""
         if self._config is None:
-            from goldgate.model.config import load_config
+            from goldgate.model.config_loading import load_config
 
             config = load_config(self.settings.config_path, cwd=self.settings.rootdir)
             if self.settings.report_dir is not None:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from goldgate.errors import ConfigError, did_you_mean
 from goldgate.io.atomic import write_bytes_atomic, write_text_atomic
-from goldgate.model.result import EXAMPLES_FILE, RunResult
+from goldgate.model.examples_file import EXAMPLES_FILE
+from goldgate.model.result import RunResult
 
 #: format name -> file written by write_reports
 FILENAMES: dict[str, str] = {

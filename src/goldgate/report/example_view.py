@@ -7,7 +7,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from goldgate.model.result import ExampleResult, RunResult, SuiteResult, example_table, gain
+from goldgate.model.example_table import ExampleResult, example_table
+from goldgate.model.result import RunResult, SuiteResult, gain
 from goldgate.report.diff import DiffOp, word_diff
 from goldgate.report.formatting import directions, round_points
 from goldgate.report.ranking import _gated, ranking_metrics

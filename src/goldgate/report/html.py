@@ -23,7 +23,8 @@ import jinja2
 import numpy as np
 from markupsafe import Markup, escape
 
-from goldgate.model.result import RunResult, SuiteResult, example_table
+from goldgate.model.example_table import example_table
+from goldgate.model.result import RunResult, SuiteResult
 from goldgate.report.example_view import DIFF_CHARS, example_rows
 from goldgate.report.formatting import fmt_delta, round_points
 from goldgate.report.ranking import gains

@@ -23,7 +23,8 @@ import re
 from collections.abc import Sequence
 from urllib.parse import quote
 
-from goldgate.model.result import EXAMPLES_FILE, RunResult, SuiteResult
+from goldgate.model.examples_file import EXAMPLES_FILE
+from goldgate.model.result import RunResult, SuiteResult
 from goldgate.report.diff import DiffOp
 from goldgate.report.example_view import ExampleRow, ScoreCell, example_row, shared_ids
 from goldgate.report.formatting import DASH, clip, fmt_delta, fmt_points

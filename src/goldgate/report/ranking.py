@@ -13,15 +13,8 @@ from typing import overload
 
 import numpy as np
 
-from goldgate.model.result import (
-    CheckStatus,
-    ExampleResult,
-    ExampleTable,
-    FloatColumn,
-    SuiteResult,
-    example_table,
-    gain,
-)
+from goldgate.model.example_table import ExampleResult, ExampleTable, FloatColumn, example_table
+from goldgate.model.result import CheckStatus, SuiteResult, gain
 from goldgate.report.formatting import directions, round_points
 
 _RANK_STATUSES = (CheckStatus.FAIL, CheckStatus.FORGIVEN, CheckStatus.IMPROVED)

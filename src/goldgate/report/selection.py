@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from goldgate.model.result import ExampleResult, RunResult, SuiteResult
+from goldgate.model.example_table import ExampleResult
+from goldgate.model.result import RunResult, SuiteResult
 from goldgate.report.example_view import DIFF_CHARS
 from goldgate.report.ranking import Moves, gains, worst_regressed
 from goldgate.wording import plural

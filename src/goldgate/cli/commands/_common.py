@@ -93,7 +93,7 @@ def load(args: argparse.Namespace) -> Config:
 
     ``--jobs`` and ``--dask``, where the command has them, override ``engine``.
     """
-    from goldgate.model.config import load_config
+    from goldgate.model.config_loading import load_config
 
     path: Path | None = getattr(args, "config", None)
     config = load_config(path)

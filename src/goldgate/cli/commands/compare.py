@@ -37,7 +37,8 @@ def read_scores(path: Path) -> _Scores:
     from goldgate.errors import InputError
     from goldgate.io.inputs import json_problem, loads_json, read_regular
     from goldgate.metrics.registry import builtin_higher_is_better
-    from goldgate.model.baseline import BASELINE_SCHEMA_VERSIONS, parse_baseline
+    from goldgate.model.baseline import BASELINE_SCHEMA_VERSIONS
+    from goldgate.model.baseline_io import parse_baseline
     from goldgate.model.result import RunResult
 
     try:

@@ -35,7 +35,7 @@ def schema_of(which: str) -> dict[str, Any]:
         document = Baseline.model_json_schema()
         document["title"] = f"goldgate baseline ({' or '.join(BASELINE_SCHEMA_VERSIONS)})"
     else:
-        from goldgate.model.config import config_json_schema
+        from goldgate.model.config_schema import config_json_schema
 
         return config_json_schema()
     document["$schema"] = "https://json-schema.org/draft/2020-12/schema"

@@ -164,8 +164,10 @@ def build_project(directory: Path, examples: list[dict[str, Any]], resamples: in
 def child(directory: Path, action: str) -> None:
     """Run ``action`` (run or bless) in-process with timers; print the timings as JSON."""
     started = time.perf_counter()
+    import goldgate.execution.local as local
     import goldgate.pipeline.compare as compare
     import goldgate.pipeline.record as record
+    import goldgate.pipeline.score as score
     import goldgate.runner as runner
     import goldgate.systems.obtain as systems
     from goldgate.model.config_loading import load_config
@@ -185,10 +187,11 @@ def child(directory: Path, action: str) -> None:
 
         setattr(owner, name, wrapper)
 
-    timed(runner, "load_goldens", "load")
-    timed(systems, "obtain_outputs", "load")
+    # each name replaced where the pipeline looks it up
+    timed(local, "load_goldens", "load")
+    timed(systems, "collect_outputs", "load")
     timed(runner, "load_baseline", "load")
-    timed(runner, "score_arrays", "metrics")
+    timed(score, "score_outputs", "metrics")
     timed(compare, "evaluate_suite", "gate")
     timed(compare, "_examples", "json")
     timed(record, "write_result", "json")

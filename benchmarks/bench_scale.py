@@ -250,7 +250,7 @@ def share_child(argv: list[str]) -> int:
 
     cli._single_threaded_blas()
     import goldgate.gate.rules as gate
-    import goldgate.runner as runner
+    import goldgate.pipeline.score as score
 
     spent = {"scoring_cpu": 0.0, "bootstrap_cpu": 0.0}
 
@@ -266,7 +266,7 @@ def share_child(argv: list[str]) -> int:
 
     # the names the command line calls, replaced where it looks them up
     for module, name, label in (
-        (runner, "score_chunks_compact", "scoring_cpu"),
+        (score, "compact_parts", "scoring_cpu"),
         (gate, "compare_many", "bootstrap_cpu"),
     ):
         setattr(module, name, timed(label, getattr(module, name)))

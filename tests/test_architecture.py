@@ -41,9 +41,11 @@ def _imported_names(path: Path) -> Iterator[tuple[str, int]]:
             for alias in node.names:
                 yield alias.name, node.lineno
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            yield node.module, node.lineno
+            # ``from goldgate import wording`` imports the module goldgate.wording; ``from
+            # goldgate.errors import UsageError`` imports goldgate.errors
             for alias in node.names:
-                yield f"{node.module}.{alias.name}", node.lineno
+                submodule = f"{node.module}.{alias.name}"
+                yield (submodule if submodule in MODULES else node.module), node.lineno
 
 
 def _owner(name: str) -> str | None:

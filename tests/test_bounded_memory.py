@@ -28,6 +28,7 @@ from goldgate.errors import InputError
 from goldgate.execution import pool as parallel
 from goldgate.gate import rules as gate
 from goldgate.io.inputs import MAX_NESTING, loads_json
+from goldgate.io.text_inputs import split_lines
 from goldgate.model import baseline as baseline_module
 from goldgate.model import compact_stats, golden_hashing
 from goldgate.model import examples_file as examples_file_module
@@ -37,7 +38,6 @@ from goldgate.model.example_table import ExampleResult
 from goldgate.model.golden_hashing import content_hash
 from goldgate.model.golden_records import GoldenRecord
 from goldgate.model.result import RunResult, SuiteResult, Verdict
-from goldgate.model.text_inputs import split_lines
 from goldgate.runner import bless, bless_reviewed, run
 from tests.metrics.test_parallel import WORDS
 

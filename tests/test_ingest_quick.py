@@ -20,15 +20,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goldgate.errors import BaselineError, GoldenSetError, GoldgateError, InputError
+from goldgate.io import text_inputs
 from goldgate.io.inputs import free_of_duplicates, loads_json, loads_json_carefully
-from goldgate.model import golden_records, goldens, text_inputs
+from goldgate.io.text_inputs import json_lines, read_utf8
+from goldgate.model import golden_records, goldens
 from goldgate.model.baseline import SuiteBaseline
 from goldgate.model.baseline_verify import verify_suite
 from goldgate.model.golden_formats import validated_records
 from goldgate.model.golden_hashing import content_hash, record_digest
 from goldgate.model.golden_records import GoldenRecord
 from goldgate.model.goldens import GoldenSet, load_goldens, loaded_digests
-from goldgate.model.text_inputs import json_lines, read_utf8
 
 # -- references: how golden sets were read before the quick ways ------------------------------
 

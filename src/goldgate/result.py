@@ -6,8 +6,7 @@ the old ``goldgate.result`` became, in this order: the result's models, the exam
 tables, the examples side file.
 """
 
-import importlib
-from typing import Any
+from goldgate.model.moved import forwarding
 
 #: where the names of the old module live now
 MODULES = (
@@ -17,9 +16,4 @@ MODULES = (
 )
 
 
-def __getattr__(name: str) -> Any:
-    for module_name in MODULES:
-        module = importlib.import_module(module_name)
-        if hasattr(module, name):
-            return getattr(module, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = forwarding(__name__, MODULES)

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from goldgate.errors import GoldenSetError, did_you_mean
+from goldgate.io.text_inputs import decode_utf8, json_line_batches, json_lines, read_bytes
 from goldgate.io.yaml import load_yaml_with_lines
 from goldgate.model.golden_records import NO_META, GoldenRecord, RecordPacker, quick_record
-from goldgate.model.text_inputs import decode_utf8, json_line_batches, json_lines, read_bytes
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 YAML_SUFFIXES = (".yaml", ".yml")

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from goldgate.errors import GoldenSetError, GoldgateError
+from goldgate.io.text_inputs import read_bytes
 from goldgate.metrics.base import nrefs_label
 from goldgate.model.golden_formats import JSONL_SUFFIXES, jsonl_records
 from goldgate.model.golden_hashing import (
@@ -36,7 +37,6 @@ from goldgate.model.golden_hashing import (
 )
 from goldgate.model.golden_records import GoldenRecord, record_fields, record_lines
 from goldgate.model.goldens import GoldenSet
-from goldgate.model.text_inputs import read_bytes
 
 #: about how many bytes of the golden set file one piece of the index covers
 CHUNK_BYTES = 1 << 20

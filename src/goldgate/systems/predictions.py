@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from goldgate.errors import InputError, SystemRunError, first_of
+from goldgate.io.text_inputs import json_lines, read_utf8
 from goldgate.model.goldens import GoldenSet
-from goldgate.model.text_inputs import json_lines, read_utf8
 from goldgate.systems.calls import SHOWN_IDS, _ids, _text_id, _type, lone_surrogate
 
 

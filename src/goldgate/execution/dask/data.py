@@ -51,11 +51,11 @@ from goldgate.errors import (
 from goldgate.execution.backend import SuiteScoring, needs_cluster
 from goldgate.io.inputs import MAX_INPUT_BYTES, open_regular
 from goldgate.io.parquet import PARQUET_SUFFIXES
+from goldgate.io.text_inputs import decode_utf8, json_lines
 from goldgate.model.golden_formats import JSONL_SUFFIXES, _read_jsonl, validated_records
 from goldgate.model.golden_hashing import content_hash
 from goldgate.model.golden_records import GoldenRecord
 from goldgate.model.goldens import GoldenSet, _surrogate_error
-from goldgate.model.text_inputs import decode_utf8, json_lines
 
 if TYPE_CHECKING:
     from goldgate.execution.backend import FloatArray, MetricPairs

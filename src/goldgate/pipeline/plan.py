@@ -16,8 +16,6 @@ from goldgate.model.goldens import (
     is_dataset,
 )
 
-RESULT_FILENAME = "result.json"
-
 
 def load_suite_goldens(config: Config, name: str) -> GoldenSet:
     """A suite's golden set, read by the configured backend: its file read here, or a

@@ -40,8 +40,6 @@ from goldgate.model.result import (
 from goldgate.pipeline.plan import load_suite_goldens, own_files, relative_path
 from goldgate.terminal.progress import ProgressReporter
 
-RESULT_FILENAME = "result.json"
-
 
 @dataclass(frozen=True)
 class ScoredSuite:

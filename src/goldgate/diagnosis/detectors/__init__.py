@@ -1,0 +1,1 @@
+"""The built-in failure-mode detectors, one module per mode."""

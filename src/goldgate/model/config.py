@@ -352,6 +352,12 @@ class Config(_Model):
         default=None, description="the system under test (a suite may set its own)"
     )
     suites: dict[str, SuiteConfig]
+    systems: dict[str, SystemConfig] = Field(
+        default_factory=dict,
+        description="named candidate systems for `goldgate compare NAME NAME ...`, each"
+        " shaped like `system`: compare runs each on every suite's golden set (cached as"
+        " usual) and ranks them; a run or bless never uses them",
+    )
     significance: SignificanceConfig | None = Field(
         default_factory=SignificanceConfig,
         description="paired bootstrap settings; off (or false) for plain thresholds",
@@ -405,6 +411,12 @@ class Config(_Model):
                     f"suite {name!r} has no system: set a top-level 'system' or "
                     f"'suites.{name}.system'",
                     ("suites", name),
+                )
+        for name in self.systems:
+            if not SUITE_NAME.match(name):
+                raise KeyedError(
+                    f"system name {name!r} may only hold letters, digits, '_', '.' and '-'",
+                    ("systems", name),
                 )
         return self
 

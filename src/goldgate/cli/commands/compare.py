@@ -1,4 +1,7 @@
-"""``goldgate compare A.json B.json``: two saved results (or baselines) side by side."""
+"""``goldgate compare A.json B.json``: two saved results (or baselines) side by side;
+``goldgate compare A B C ...``: many systems in one ranked matrix of paired tests per suite
+and metric (:mod:`goldgate.pipeline.compare_many`), printed and written as Markdown, HTML
+and JSON."""
 
 from __future__ import annotations
 
@@ -8,18 +11,46 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from goldgate.cli.commands._common import number, signed, table
+from goldgate.cli.commands._common import (
+    add_config_argument,
+    add_quiet_argument,
+    number,
+    signed,
+    table,
+)
 from goldgate.terminal import console
 from goldgate.wording import change_decimals
 
-HELP = "Compare two saved results (result.json) or baselines, metric by metric."
+HELP = (
+    "Compare saved results (result.json), baselines or configured systems: two side by"
+    " side, three or more in a ranked matrix of paired bootstrap tests."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``goldgate compare``."""
-    parser.add_argument("a", type=Path, metavar="A.json", help="the reference side")
-    parser.add_argument("b", type=Path, metavar="B.json", help="the side compared with A")
+    parser.add_argument(
+        "systems",
+        nargs="+",
+        metavar="SYSTEM",
+        help="a result.json, a baseline, or the name of a system in the configuration's"
+        " systems:, optionally labelled as NAME=PATH; two files are compared side by side"
+        " (B - A), three or more (or --matrix) in a ranked matrix",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--matrix",
+        action="store_true",
+        help="the ranked matrix with paired tests even for two systems",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="also write the matrix as compare.md, compare.html and compare.json into DIR",
+    )
+    add_config_argument(parser)
+    add_quiet_argument(parser)
 
 
 @dataclass(frozen=True)
@@ -129,7 +160,16 @@ def _signed(delta: float | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the comparison; 0 unless a file cannot be read."""
+    """Print the comparison; 0 unless a file cannot be read (2): never a gate."""
+    from goldgate.errors import UsageError
+
+    if len(args.systems) < 2:
+        raise UsageError("compare needs at least two systems (result.json, baseline or name)")
+    if _wants_matrix(args):
+        from goldgate.cli.commands._compare_matrix import run_matrix
+
+        return run_matrix(args)
+    args.a, args.b = Path(args.systems[0]), Path(args.systems[1])
     found = compare(read_scores(args.a), read_scores(args.b))
     if args.json:
         console.out(console.json_text(json.dumps(found, indent=2)))
@@ -148,3 +188,17 @@ def run(args: argparse.Namespace) -> int:
             rows.append([label, number(m["a"]), number(m["b"]), _signed(m["delta"]), change, flag])
         console.out(table(["metric", "A", "B", "B-A", "B vs A", ""], rows))
     return 0
+
+
+def _wants_matrix(args: argparse.Namespace) -> bool:
+    """Three or more systems, ``--matrix`` or ``--out``, a labelled one (``NAME=PATH``) or a
+    configured system's name; two plain files keep the side-by-side table."""
+    if len(args.systems) > 2 or args.matrix or args.out is not None:
+        return True
+    return any("=" in given or _is_name(given) for given in args.systems)
+
+
+def _is_name(given: str) -> bool:
+    """A configured system's name rather than a file: no such file, no path separator and
+    no ``.json`` suffix (a missing result.json stays the error naming that file)."""
+    return not Path(given).exists() and "/" not in given and not given.endswith(".json")

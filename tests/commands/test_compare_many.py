@@ -1,0 +1,178 @@
+"""``goldgate compare A B C``: a ranked matrix of the gate's own paired bootstrap, corrected."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from goldgate.cli.main import main
+from goldgate.gate.many import holm, letter_groups
+from tests.commands.compare_project import build, gate_run, saved_run
+
+
+@pytest.fixture
+def three(here: Path) -> Path:
+    """The project with each system's saved result in run-NAME/result.json."""
+    build(here)
+    for name in ("a", "b", "c"):
+        saved_run(here, name)
+    return here
+
+
+def _pairs(document: dict) -> dict[tuple[str, str, str, str], dict]:  # type: ignore[type-arg]
+    return {
+        (suite, metric, pair["a"], pair["b"]): pair
+        for suite, found in document["suites"].items()
+        for metric, matrix in found["metrics"].items()
+        for pair in matrix["pairs"]
+    }
+
+
+def test_three_results_give_the_gates_own_p_values_holm_corrected(
+    three: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = [f"{name}=run-{name}/result.json" for name in ("a", "b", "c")]
+    capsys.readouterr()
+    assert main(["compare", *results]) == 0
+    out = capsys.readouterr().out
+    assert "Holm-corrected" in out
+    # ranked: a (nothing wrong) above b above c, c apart from both on exact match
+    qa = out.split("suite qa · exact_match")[1].split("suite ")[0]
+    ranking = [line.split()[:2] for line in qa.splitlines()[2:5]]
+    assert ranking == [["1", "a"], ["2", "b"], ["3", "c"]]
+
+    assert main(["compare", *results, "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["significance"]["correction"] == "holm"
+    pairs = _pairs(document)
+    assert len(pairs) == 2 * 2 * 3  # two suites, two metrics each, three pairs
+    checked = 0
+    for first, second in (("a", "b"), ("a", "c"), ("b", "c")):
+        gate = gate_run(three, first, second)  # the gate with `first` blessed
+        for (suite, metric), p_value in gate.items():
+            pair = pairs[(suite, metric, first, second)]
+            assert pair["p_value"] == p_value  # equal, not close: the same bootstrap
+            checked += 1
+    assert checked == 12
+    for suite, found in document["suites"].items():
+        for metric, matrix in found["metrics"].items():
+            raw = [pair["p_value"] for pair in matrix["pairs"]]
+            assert [pair["p_holm"] for pair in matrix["pairs"]] == holm(raw), (suite, metric)
+            for pair in matrix["pairs"]:
+                assert pair["significant"] == (pair["p_holm"] < 0.05)
+    exact = document["suites"]["qa"]["metrics"]["exact_match"]
+    assert [row["system"] for row in exact["ranking"]] == ["a", "b", "c"]
+    assert [row["group"] for row in exact["ranking"]] == ["a", "a", "b"]
+    assert exact["pairs"][1]["better"] == "a"  # c − a: a significantly better
+    assert exact["pairs"][1]["examples"][0]["output_b"] == "something else from c"
+
+
+def test_holm_against_a_hand_computed_example() -> None:
+    # sorted: 0.005×4 = 0.02, 0.01×3 = 0.03, 0.03×2 = 0.06, 0.04×1 = 0.04 → kept at 0.06
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.6]) == [1.0, 1.0]  # capped at 1
+    assert holm([0.2]) == [0.2]
+    assert holm([]) == []
+
+
+def test_letter_groups_split_only_significant_pairs() -> None:
+    ranked = ["A", "B", "C", "D"]
+    different = {frozenset(p) for p in (("A", "C"), ("A", "D"), ("B", "D"))}
+    assert letter_groups(ranked, different) == {"A": "a", "B": "ab", "C": "bc", "D": "c"}
+    assert letter_groups(ranked, set()) == dict.fromkeys(ranked, "a")
+    every = {frozenset((x, y)) for x in ranked for y in ranked if x < y}
+    assert letter_groups(ranked, every) == {"A": "a", "B": "b", "C": "c", "D": "d"}
+
+
+def test_configured_systems_and_a_baseline_match_their_results(
+    three: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gate_run(three, "a", "a")  # the baseline blesses a
+    capsys.readouterr()
+    args = ["compare", "base=goldgate.baseline.json", "b", "c", "--json", "-q"]
+    assert main(args) == 0
+    configured = json.loads(capsys.readouterr().out)
+    assert (
+        main(["compare", "run-a/result.json", "run-b/result.json", "run-c/result.json", "--json"])
+        == 0
+    )
+    saved = json.loads(capsys.readouterr().out)
+    renamed = {"base": "run-a", "b": "run-b", "c": "run-c"}  # directories label results
+    for (suite, metric, a, b), pair in _pairs(configured).items():
+        twin = _pairs(saved)[(suite, metric, renamed.get(a, a), renamed.get(b, b))]
+        assert (pair["p_value"], pair["delta"]) == (twin["p_value"], twin["delta"])
+    assert [s["source"] for s in configured["systems"]] == [
+        "goldgate.baseline.json",
+        "systems.b",
+        "systems.c",
+    ]
+
+
+def test_out_writes_markdown_html_and_json(three: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["compare", "run-a/result.json", "run-b/result.json", "--matrix", "--out", "cmp"]
+    assert main(args) == 0
+    assert "compare.html" in capsys.readouterr().out
+    markdown = (three / "cmp" / "compare.md").read_text()
+    assert "Holm-corrected" in markdown and "| rank | system |" in markdown
+    document = json.loads((three / "cmp" / "compare.json").read_text())
+    assert list(document["suites"]) == ["qa", "translate"]
+    assert '<table class="heat">' in (three / "cmp" / "compare.html").read_text()
+
+
+def test_two_plain_files_keep_the_side_by_side_table(
+    three: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["compare", "run-a/result.json", "run-b/result.json"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("A: run-a/result.json\nB: run-b/result.json\n")
+    assert "Holm" not in out
+
+
+def test_mismatched_golden_sets_and_bad_files_exit_2_naming_the_file(
+    three: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    goldens = three / "goldens" / "qa.jsonl"
+    lines = goldens.read_text().splitlines(keepends=True)
+    goldens.write_text("".join(lines[:-1]))
+    other = saved_run(three, "b")  # run-b now holds a smaller qa golden set
+    capsys.readouterr()
+    assert main(["compare", "run-a/result.json", str(other), "run-c/result.json"]) == 2
+    err = capsys.readouterr().err
+    assert "run-b/result.json" in err and "golden set" in err
+
+    (three / "broken.json").write_text("{")
+    assert main(["compare", "run-a/result.json", "broken.json", "run-c/result.json"]) == 2
+    assert "broken.json" in capsys.readouterr().err
+    assert main(["compare", "run-a/result.json", "missing.json", "run-c/result.json"]) == 2
+    assert "missing.json" in capsys.readouterr().err
+    assert main(["compare", "run-a/result.json", "nosuch", "run-c/result.json"]) == 2
+    assert "nosuch" in capsys.readouterr().err
+    assert main(["compare", "run-a/result.json"]) == 2
+
+
+def test_ter_ranks_the_lowest_first(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build(here)
+    config = here / "goldgate.yaml"
+    config.write_text(
+        config.read_text().replace("      chrf: {}\n", "      chrf: {}\n      ter: {}\n")
+    )
+    capsys.readouterr()
+    assert main(["compare", "c", "a", "b", "--json", "-q"]) == 0
+    ter = json.loads(capsys.readouterr().out)["suites"]["translate"]["metrics"]["ter"]
+    assert not ter["higher_is_better"]
+    ranking = ter["ranking"]
+    assert [row["system"] for row in ranking] == ["a", "b", "c"]
+    assert ranking[0]["score"] < ranking[2]["score"]
+    c_minus_a = next(p for p in ter["pairs"] if (p["a"], p["b"]) == ("c", "a"))
+    assert c_minus_a["delta"] < 0  # a − c: TER fell, a is better
+    assert c_minus_a["better"] == ("a" if c_minus_a["significant"] else None)
+    assert main(["compare", "c", "a", "b", "-q"]) == 0
+    assert "ter (lower is better)" in capsys.readouterr().out
+
+
+def test_a_regressed_system_is_not_a_gate(three: Path) -> None:
+    # c regressed against a by the gate's rules; comparing them is still exit 0
+    gate_run(three, "a", "c")
+    assert main(["compare", "goldgate.baseline.json", "run-c/result.json", "--matrix"]) == 0

@@ -434,6 +434,7 @@ def test_schema_describes_every_key() -> None:
         "version",
         "system",
         "suites",
+        "systems",
         "significance",
         "baseline",
         "on_golden_change",

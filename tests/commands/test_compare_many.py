@@ -176,3 +176,29 @@ def test_a_regressed_system_is_not_a_gate(three: Path) -> None:
     # c regressed against a by the gate's rules; comparing them is still exit 0
     gate_run(three, "a", "c")
     assert main(["compare", "goldgate.baseline.json", "run-c/result.json", "--matrix"]) == 0
+
+
+def test_the_systems_key_is_in_the_schema_and_checked(tmp_path: Path) -> None:
+    import yaml
+
+    from goldgate.errors import ConfigError
+    from goldgate.model.config_loading import parse_config
+    from goldgate.model.config_schema import config_json_schema
+
+    systems = config_json_schema()["properties"]["systems"]
+    assert "goldgate compare" in systems["description"]
+    assert systems["additionalProperties"] == {"$ref": "#/$defs/SystemConfig"}
+    base = "version: 1\nsystem: {predictions: p.jsonl}\nsuites:\n  qa:\n    goldens: g.jsonl\n"
+    base += "    metrics: {exact_match: {}}\n"
+
+    def parsed(text: str) -> object:
+        return parse_config(yaml.safe_load(text), root=tmp_path, source=tmp_path / "g.yaml")
+
+    config = parsed(base + "systems:\n  small: {command: python -m app}\n")
+    assert config.systems["small"].kind == "command"  # type: ignore[attr-defined]
+    for bad, found in (
+        ("systems:\n  'a b': {predictions: x.jsonl}\n", "system name"),
+        ("systems:\n  s: {}\n", "set exactly one of predictions"),
+    ):
+        with pytest.raises(ConfigError, match=found):
+            parsed(base + bad)

@@ -202,3 +202,34 @@ def test_the_systems_key_is_in_the_schema_and_checked(tmp_path: Path) -> None:
     ):
         with pytest.raises(ConfigError, match=found):
             parsed(base + bad)
+
+
+def test_suite_filter_and_options_known_only_from_the_configuration(
+    here: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(here)
+    config = here / "goldgate.yaml"
+    config.write_text(config.read_text().replace("      chrf: {}\n", "      chrf: {beta: 3}\n"))
+    for name in ("a", "b", "c"):
+        saved_run(here, name)
+    results = [f"{name}=run-{name}/result.json" for name in ("a", "b", "c")]
+    capsys.readouterr()
+    assert main(["compare", *results, "--suite", "translate", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert list(document["suites"]) == ["translate"]
+    assert list(document["suites"]["translate"]["metrics"]) == ["bleu", "chrf"]
+    assert document["notes"] == []
+    assert main(["compare", *results, "--suite", "nope"]) == 2
+    assert "nope" in capsys.readouterr().err
+
+    # elsewhere, without the configuration, chrf's beta is unknown: left out, and said so
+    elsewhere = here / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    moved = [f"{name}=../run-{name}/result.json" for name in ("a", "b", "c")]
+    assert main(["compare", *moved, "--suite", "translate", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert list(document["suites"]["translate"]["metrics"]) == ["bleu"]
+    assert any("'chrf'" in note and "-c" in note for note in document["notes"])
+    assert main(["compare", *moved, "--suite", "translate", "-c", "../goldgate.yaml"]) == 0
+    assert "chrf" in capsys.readouterr().out

@@ -133,8 +133,15 @@ def _rebuilt_metric(config: Config | None, suite: str, spec: str) -> Metric[Any]
     return metric
 
 
-def read_result_side(path: Path, name: str, config: Config | None, notes: list[str]) -> SystemSide:
-    """A saved result: each suite's outputs scored again with the rebuilt metrics."""
+def read_result_side(
+    path: Path,
+    name: str,
+    config: Config | None,
+    notes: list[str],
+    only: Sequence[str] | None = None,
+) -> SystemSide:
+    """A saved result: each suite's outputs (of ``only``, when given) scored again with the
+    rebuilt metrics."""
     from goldgate.model.golden_records import GoldenRecord
     from goldgate.model.goldens import GoldenSet
     from goldgate.model.result import RunResult
@@ -143,6 +150,8 @@ def read_result_side(path: Path, name: str, config: Config | None, notes: list[s
     result = RunResult.from_json_file(path)
     suites: dict[str, SuiteSide] = {}
     for suite in result.suites:
+        if only and suite.name not in only:
+            continue
         if suite.error is not None:
             notes.append(f"{path}: suite {suite.name!r} ended in an error: left out")
             continue
@@ -190,14 +199,22 @@ def read_result_side(path: Path, name: str, config: Config | None, notes: list[s
 
 
 def read_baseline_side(
-    path: Path, text: str, name: str, config: Config | None, notes: list[str]
+    path: Path,
+    text: str,
+    name: str,
+    config: Config | None,
+    notes: list[str],
+    only: Sequence[str] | None = None,
 ) -> SystemSide:
-    """A baseline: its blessed statistics, with metrics rebuilt to score them."""
+    """A baseline: its blessed statistics (of the suites ``only`` names, when given), with
+    metrics rebuilt to score them."""
     from goldgate.model.baseline_io import parse_baseline
 
     baseline = parse_baseline(text, str(path))
     suites: dict[str, SuiteSide] = {}
     for suite_name, suite in baseline.suites.items():
+        if only and suite_name not in only:
+            continue
         ids = suite.example_ids()
         metrics: dict[str, tuple[Metric[Any], str, Statistics]] = {}
         for spec, blessed in suite.metrics.items():
@@ -220,8 +237,11 @@ def read_baseline_side(
     return SystemSide(name, str(path), suites)
 
 
-def run_config_system(config: Config, name: str, progress: Any = None) -> SystemSide:
-    """A system of the configuration's ``systems:`` run on every suite (cached as usual)."""
+def run_config_system(
+    config: Config, name: str, progress: Any = None, only: Sequence[str] | None = None
+) -> SystemSide:
+    """A system of the configuration's ``systems:`` run on every suite (of ``only``, when
+    given), its outputs cached as a run's are."""
     from goldgate.pipeline.score import score_suite
 
     system = config.systems[name]
@@ -232,6 +252,8 @@ def run_config_system(config: Config, name: str, progress: Any = None) -> System
     variant = config.model_copy(update={"system": system, "suites": suites})
     sides: dict[str, SuiteSide] = {}
     for suite_name in config.suites:
+        if only and suite_name not in only:
+            continue
         scored = score_suite(variant, suite_name, progress=progress)
         sides[suite_name] = SuiteSide(
             golden_hash=scored.golden.content_hash,
@@ -249,15 +271,27 @@ def run_config_system(config: Config, name: str, progress: Any = None) -> System
     return SystemSide(name, f"systems.{name}", sides)
 
 
-def compare_sides(sides: Sequence[SystemSide], settings: Settings, notes: list[str]) -> Comparison:
-    """The matrices of every suite all systems hold, on the metrics they all score alike."""
+def compare_sides(
+    sides: Sequence[SystemSide],
+    settings: Settings,
+    notes: list[str],
+    only: Sequence[str] | None = None,
+) -> Comparison:
+    """The matrices of every suite all systems hold (of ``only``, when given), on the metrics
+    they all score alike."""
     names = [side.name for side in sides]
     if len(set(names)) != len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
         raise UsageError(f"a system is named twice: {', '.join(twice)}; give each a NAME=")
     first = sides[0]
+    if only:
+        unknown = [name for name in only if not any(name in side.suites for side in sides)]
+        if unknown:
+            raise UsageError(f"no suite {', '.join(map(repr, unknown))} in the systems compared")
     suites: list[SuiteMatrix] = []
     for suite in first.suites:
+        if only and suite not in only:
+            continue
         missing = [side for side in sides if suite not in side.suites]
         if missing:
             notes.append(
@@ -275,7 +309,7 @@ def compare_sides(sides: Sequence[SystemSide], settings: Settings, notes: list[s
         suites.append(_suite_matrix(suite, sides, views, settings, notes))
     for side in sides[1:]:
         for suite in side.suites:
-            if suite not in first.suites:
+            if suite not in first.suites and (not only or suite in only):
                 notes.append(f"suite {suite!r} is not in {first.source}: left out")
     if not suites:
         raise InputError("the systems share no suite: nothing to compare")

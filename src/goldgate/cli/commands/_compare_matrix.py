@@ -23,18 +23,18 @@ def run_matrix(args: argparse.Namespace) -> int:
 
     given = _short_labels([_split(text) for text in args.systems])
     needs_config = args.config is not None or any(path is None for _, _, path in given)
-    config = load(args) if needs_config else None
     notes: list[str] = []
+    config = load(args) if needs_config else _config_here(args, notes)
     sides: list[SystemSide] = []
     recorded = []
     for label, target, path in given:
         if path is None:
-            sides.append(_configured(config, label, target, progress(args)))
+            sides.append(_configured(config, label, target, progress(args), args.suites))
             continue
-        side, settings = _read(path, label, config, notes)
+        side, settings = _read(path, label, config, notes, args.suites)
         sides.append(side)
         recorded.append(settings)
-    comparison = compare_sides(sides, settings_of(config, recorded), notes)
+    comparison = compare_sides(sides, settings_of(config, recorded), notes, args.suites)
     if args.json:
         from goldgate.report.matrix_json import render_comparison_json
 
@@ -77,7 +77,30 @@ def _short_labels(given: list[tuple[str, str, Path | None]]) -> list[tuple[str, 
     return [(label, target, path) for label, (_, target, path) in zip(labels, given, strict=True)]
 
 
-def _configured(config: Config | None, label: str, name: str, progress: object) -> SystemSide:
+def _config_here(args: argparse.Namespace, notes: list[str]) -> Config | None:
+    """The configuration of the current directory, when there is one: its metric options
+    rebuild the saved results' metrics, its significance settings are the gate's. One that
+    does not load is left aside with a note: results compare without it."""
+    from goldgate.cli.commands._common import load
+    from goldgate.errors import ConfigError
+    from goldgate.model.config_loading import CONFIG_FILENAMES
+
+    if not any((Path.cwd() / name).is_file() for name in CONFIG_FILENAMES):
+        return None
+    try:
+        return load(args)
+    except ConfigError as exc:
+        notes.append(f"the configuration here was not used: {exc}")
+        return None
+
+
+def _configured(
+    config: Config | None,
+    label: str,
+    name: str,
+    progress: object,
+    only: list[str] | None,
+) -> SystemSide:
     from goldgate.pipeline.compare_many import run_config_system
 
     if config is None or name not in config.systems:
@@ -86,13 +109,13 @@ def _configured(config: Config | None, label: str, name: str, progress: object) 
             f"{name}: no such file, nor a system in the configuration's systems: (its"
             f" systems: {known})"
         )
-    side = run_config_system(config, name, progress)
+    side = run_config_system(config, name, progress, only)
     side.name = label
     return side
 
 
 def _read(
-    path: Path, label: str, config: Config | None, notes: list[str]
+    path: Path, label: str, config: Config | None, notes: list[str], only: list[str] | None
 ) -> tuple[SystemSide, object]:
     """A result or a baseline, told apart by its schema version; its recorded significance."""
     from goldgate.io.inputs import json_problem, loads_json, read_regular
@@ -109,8 +132,8 @@ def _read(
     if not isinstance(document, dict):
         raise InputError(f"{path}: not a goldgate result or baseline (not a JSON object)")
     if document.get("schema_version") in BASELINE_SCHEMA_VERSIONS:
-        return read_baseline_side(path, text, label, config, notes), None
-    side = read_result_side(path, label, config, notes)
+        return read_baseline_side(path, text, label, config, notes, only), None
+    side = read_result_side(path, label, config, notes, only)
     from goldgate.model.result import SignificanceSettings
 
     recorded = document.get("significance")

@@ -14,6 +14,7 @@ from typing import Any
 from goldgate.cli.commands._common import (
     add_config_argument,
     add_quiet_argument,
+    add_suite_argument,
     number,
     signed,
     table,
@@ -49,6 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="also write the matrix as compare.md, compare.html and compare.json into DIR",
     )
+    add_suite_argument(parser)
     add_config_argument(parser)
     add_quiet_argument(parser)
 
@@ -191,9 +193,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _wants_matrix(args: argparse.Namespace) -> bool:
-    """Three or more systems, ``--matrix`` or ``--out``, a labelled one (``NAME=PATH``) or a
-    configured system's name; two plain files keep the side-by-side table."""
-    if len(args.systems) > 2 or args.matrix or args.out is not None:
+    """Three or more systems, ``--matrix``, ``--out`` or ``--suite``, a labelled system
+    (``NAME=PATH``) or a configured system's name; two plain files keep the side-by-side
+    table."""
+    if len(args.systems) > 2 or args.matrix or args.out is not None or args.suites:
         return True
     return any("=" in given or _is_name(given) for given in args.systems)
 

@@ -328,6 +328,13 @@ def _suite_matrix(
     if not shared:
         raise InputError(f"suite {suite!r}: the systems share no example")
     aligned: list[Any] = []
+    # each side's positions of the shared ids, in id order
+    positions = []
+    for view in views:
+        position = {example_id: at for at, example_id in enumerate(view.ids)}
+        positions.append(
+            np.fromiter((position[i] for i in shared), dtype=np.intp, count=len(shared))
+        )
     for spec, (metric, signature, _) in views[0].metrics.items():
         absent = [s.source for s, v in zip(sides, views, strict=True) if spec not in v.metrics]
         if absent:
@@ -337,11 +344,10 @@ def _suite_matrix(
         if len(others) > 1:
             notes.append(f"suite {suite!r}, metric {spec!r}: the signatures differ: left out")
             continue
-        per_side = []
-        for side, view in zip(sides, views, strict=True):
-            position = {example_id: at for at, example_id in enumerate(view.ids)}
-            at = np.fromiter((position[i] for i in shared), dtype=np.intp, count=len(shared))
-            per_side.append(Side(side.name, take(view.metrics[spec][2], at)))
+        per_side = [
+            Side(side.name, take(view.metrics[spec][2], at))
+            for side, view, at in zip(sides, views, positions, strict=True)
+        ]
         aligned.append((spec, metric, signature, per_side))
     matrices = compare_systems(aligned, settings)
     examples: dict[tuple[str, str, str], list[DifferingExample]] = {}
@@ -365,10 +371,9 @@ def _differing(
     """The examples ``a`` and ``b`` score furthest apart, largest first (ties by id),
     whichever of the two is better on them."""
     difference = np.abs(scores[b] - scores[a])
-    order = sorted(
-        (at for at in range(len(shared)) if difference[at] > 0),
-        key=lambda at: (-difference[at], shared[at]),
-    )[:EXAMPLES_PER_PAIR]
+    apart = np.flatnonzero(difference > 0)  # NaN (no score) is never apart
+    # largest first; ties in id order, which is the shared ids' own order
+    order = apart[np.lexsort((apart, -difference[apart]))][:EXAMPLES_PER_PAIR].tolist()
     view_a, view_b = views[names.index(a)], views[names.index(b)]
     found = []
     for at in order:

@@ -233,3 +233,31 @@ def test_suite_filter_and_options_known_only_from_the_configuration(
     assert any("'chrf'" in note and "-c" in note for note in document["notes"])
     assert main(["compare", *moved, "--suite", "translate", "-c", "../goldgate.yaml"]) == 0
     assert "chrf" in capsys.readouterr().out
+
+
+def test_a_sampled_system_is_compared_by_the_two_level_bootstrap(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    build(here)
+    for suite in ("qa", "translate"):
+        first = (here / f"pred_a_{suite}.jsonl").read_text().splitlines()
+        second = (here / f"pred_c_{suite}.jsonl").read_text().splitlines()
+        rows = [
+            {
+                "id": json.loads(x)["id"],
+                "outputs": [json.loads(x)["output"], json.loads(y)["output"]],
+            }
+            for x, y in zip(first, second, strict=True)
+        ]
+        (here / f"pred_ac_{suite}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    config = here / "goldgate.yaml"
+    config.write_text(
+        config.read_text() + "  ac: {predictions: 'pred_ac_{suite}.jsonl', samples: 2}\n"
+    )
+    capsys.readouterr()
+    assert main(["compare", "a", "ac", "c", "--suite", "qa", "--json", "-q"]) == 0
+    exact = json.loads(capsys.readouterr().out)["suites"]["qa"]["metrics"]["exact_match"]
+    scores = {row["system"]: row["score"] for row in exact["ranking"]}
+    assert scores["ac"] == pytest.approx((scores["a"] + scores["c"]) / 2)
+    assert [row["system"] for row in exact["ranking"]] == ["a", "ac", "c"]
+    assert all(0 < pair["p_value"] <= 1 for pair in exact["pairs"])

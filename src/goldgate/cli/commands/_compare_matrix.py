@@ -51,7 +51,7 @@ def run_matrix(args: argparse.Namespace) -> int:
 def _split(text: str) -> tuple[str, str, Path | None]:
     """``NAME=PATH`` or ``PATH`` or a configured name → (label, target, path or None)."""
     label, sep, target = text.partition("=")
-    if not sep:
+    if not sep or Path(text).exists():  # a file whose own path holds "="
         label, target = text, text
     if not label or not target:
         from goldgate.errors import UsageError

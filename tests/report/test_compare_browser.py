@@ -29,6 +29,9 @@ def test_comparison_page_in_chromium(
     assert "<script>alert" not in html and "<img src=x" not in html
     assert "\u202e" not in html  # shown escaped, as on the terminal
     assert "x&lt;b&gt;y&lt;/b&gt;" in html and label not in html
+    markdown = (tmp_path / "cmp" / "compare.md").read_text()
+    assert f"`{label}`" in markdown  # in a code span: text, not HTML
+    assert markdown.count(label) == markdown.count(f"`{label}`")
 
     watched = open_report(browser, page_path, width=1280, height=900)
     page = watched.page

@@ -261,3 +261,29 @@ def test_a_sampled_system_is_compared_by_the_two_level_bootstrap(
     assert scores["ac"] == pytest.approx((scores["a"] + scores["c"]) / 2)
     assert [row["system"] for row in exact["ranking"]] == ["a", "ac", "c"]
     assert all(0 < pair["p_value"] <= 1 for pair in exact["pairs"])
+
+
+def test_a_systems_interval_is_the_percentile_of_its_resampled_scores() -> None:
+    # differential: the resamples drawn by hand with the gate's resample_counts
+    import numpy as np
+
+    from goldgate.gate.many import Settings, score_interval
+    from goldgate.gate.stats import percentile_interval, resample_counts
+    from goldgate.metrics.engine import score_corpus
+    from goldgate.metrics.registry import create_metric
+
+    metric = create_metric("bleu", {})
+    rng = np.random.default_rng(7)
+    words = ["a", "b", "c", "d", "e"]
+    candidates = [" ".join(rng.choice(words, 6)) for _ in range(40)]
+    references = [[" ".join(rng.choice(words, 6))] for _ in range(40)]
+    rows = score_corpus([("bleu", metric)], candidates, references)[0].stats
+    stats = np.asarray(rows, dtype=np.float64)[np.newaxis]
+    settings = Settings(resamples=200, alpha=0.1, seed=3)
+    by_hand = np.concatenate(
+        [
+            [metric.score_stats(list(total)) for total in counts @ stats[0]]
+            for counts in resample_counts(40, resamples=200, seed=3)
+        ]
+    )
+    assert score_interval(metric, stats, settings) == percentile_interval(by_hand, 0.1)

@@ -12,10 +12,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from goldgate.model.example_table import ExampleResult, ExamplesField
 from goldgate.model.examples_file import EXAMPLES_FILE, examples_file_bytes, read_examples_file
+from goldgate.model.gate_records import BudgetUse, Confirmation, MustPassOutcome
 
 #: /2: per-example rows may live in a side file (``examples_file``), not inline
 RESULT_SCHEMA_VERSION = "goldgate.result/2"
@@ -128,6 +129,7 @@ class CheckResult(_Model):
     metric: str
     rule: str = Field(
         description="min | max | max_drop | max_drop_rel | max_flips | max_drift | max_drift_rel"
+        " | must_pass"
     )
     threshold: float
     status: CheckStatus
@@ -142,11 +144,26 @@ class CheckResult(_Model):
     interval: Interval | None = None
     p_value: float | None = None
     flips: int | None = None
+    must_pass: MustPassOutcome | None = Field(
+        default=None,
+        description="a must_pass check's selected examples, each with its score (left out of"
+        " the JSON for other rules)",
+    )
+
+    @model_serializer(mode="wrap")
+    def _leave_out_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.must_pass is None:
+            data.pop("must_pass", None)
+        return data
 
     @property
     def id(self) -> str:
         """A stable, readable identifier such as ``qa::exact_match::max_drop``."""
-        parts = [self.suite, self.metric, self.rule]
+        rule = self.rule
+        if self.must_pass is not None:
+            rule = f"{rule}[{self.must_pass.selection}]"
+        parts = [self.suite, self.metric, rule]
         if self.slice:
             parts.insert(2, f"tag={self.slice}")
         return "::".join(parts)
@@ -216,6 +233,18 @@ class SuiteResult(_Model):
         description="digest of the system's identity (settings, code fingerprint, cache_key);"
         " None for a predictions file",
     )
+    confirmation: Confirmation | None = Field(
+        default=None,
+        description="set when failing checks were re-run to confirm them (`confirm`); left"
+        " out of the JSON otherwise",
+    )
+
+    @model_serializer(mode="wrap")
+    def _leave_out_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.confirmation is None:
+            data.pop("confirmation", None)
+        return data
 
 
 class SignificanceSettings(_Model):
@@ -251,6 +280,11 @@ class RunResult(_Model):
     suites: list[SuiteResult]
     hints: list[str] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
+    budget: BudgetUse | None = Field(
+        default=None,
+        description="the run's spend against `budget.max_usd`; left out of the JSON when no"
+        " budget is configured",
+    )
     examples_file: str | None = Field(
         default=None,
         description=(
@@ -259,6 +293,13 @@ class RunResult(_Model):
             " their default left out) plus the name of its suite under 'suite'"
         ),
     )
+
+    @model_serializer(mode="wrap")
+    def _leave_out_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.budget is None:
+            data.pop("budget", None)
+        return data
 
     @property
     def exit_code(self) -> int:

@@ -31,7 +31,7 @@ from goldgate.gate.drift import Anchors
 from goldgate.model.baseline import Baseline, SuiteBaseline
 from goldgate.model.baseline_io import read_baseline
 from goldgate.model.config import Config
-from goldgate.model.result import CheckStatus, RunResult, SuiteResult
+from goldgate.model.result import CheckStatus, RunResult, SuiteResult, Verdict
 from goldgate.pipeline.compare import (
     add_trends,
     drift_anchors,
@@ -130,7 +130,7 @@ def _score_and_gate(
     what the reports need)."""
     scored = score_suite(config, name, progress=progress)
     blessed = baseline.suites.get(name) if baseline is not None else None
-    return gate_suite(
+    result, hints = gate_suite(
         config,
         name,
         scored,
@@ -140,6 +140,13 @@ def _score_and_gate(
         anchors,
         fill_outputs=False,
     )
+    if config.confirm is not None and result.verdict is Verdict.REGRESSED:
+        from goldgate.pipeline.confirm import confirm_failures
+
+        result = confirm_failures(
+            config, name, scored, result, blessed, baseline_label, baseline is not None, anchors
+        )
+    return result, hints
 
 
 def bless(

@@ -150,11 +150,19 @@ class CheckResult(_Model):
         " the JSON for other rules)",
     )
 
+    confirmation: str | None = Field(
+        default=None,
+        description="a check that failed, gated again on re-runs of the system (`confirm`):"
+        " 'confirmed on 2 re-runs' (status fail) or 'not confirmed: ...' (status forgiven);"
+        " left out of the JSON when not re-run",
+    )
+
     @model_serializer(mode="wrap")
     def _leave_out_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if self.must_pass is None:
-            data.pop("must_pass", None)
+        for key in ("must_pass", "confirmation"):
+            if getattr(self, key) is None:
+                data.pop(key, None)
         return data
 
     @property

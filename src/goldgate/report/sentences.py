@@ -57,6 +57,9 @@ def check_sentence(check: CheckResult, alpha: float | None = None) -> str:
     ``rose 13.33 points (31.12 → 44.45), more than the 2.00 tolerance; bless to accept``,
     never "improved beyond max_drop". Rules this module does not know keep the gate's message.
     """
+    if check.confirmation is not None:  # what the first run saw, then what the re-runs did
+        first = check.model_copy(update={"status": CheckStatus.FAIL, "confirmation": None})
+        return f"{check_sentence(first, alpha)}; {check.confirmation}"
     status = check.status
     if check.rule == "must_pass":  # its message names the examples; the id names the rule
         return check.message.split(": must_pass ", 1)[-1]

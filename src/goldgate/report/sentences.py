@@ -212,7 +212,7 @@ def budget_sentence(budget: BudgetUse | None) -> str:
     )
     if budget.stopped:
         left = budget.max_usd - budget.spent_usd
-        text += f"; stopped before a call that would exceed it (${left:,.4f} left)"
+        text += f"; stopped before a call that would exceed it, ${left:,.4f} left"
     return text
 
 

@@ -171,7 +171,7 @@ def summary(result: RunResult) -> str:
     """The short plain-text summary a command prints: verdict, per-suite table, problems."""
     from goldgate.model.result import CheckStatus
     from goldgate.report.must_pass_view import terminal_lines
-    from goldgate.report.sentences import suite_notes
+    from goldgate.report.sentences import budget_sentence, suite_notes
 
     checks = result.checks()
     head = f"goldgate: {result.verdict.value.upper()}"
@@ -185,6 +185,8 @@ def summary(result: RunResult) -> str:
     if result.errors:
         head += f"; {plural(len(result.errors), 'suite')} in error"
     lines = [head]
+    if result.budget is not None:
+        lines.append(budget_sentence(result.budget))
     for suite in result.suites:
         lines.append("")
         lines.append(

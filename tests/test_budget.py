@@ -121,3 +121,14 @@ def test_the_budget_counts_calls_in_flight() -> None:
     with pytest.raises(BudgetExceeded):  # once stopped, the run stays stopped
         budget.reserve(0.01, "d")
     assert (budget.calls, budget.spent) == (1, 0.3)
+
+
+def test_check_warns_of_a_judge_without_prices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "goldens.jsonl").write_text('{"id": "a", "input": "q", "references": ["r"]}\n')
+    text = CONFIG.format(module="m", url="http://127.0.0.1:9/v1", price=0, budget=1.0)
+    (tmp_path / "goldgate.yaml").write_text(text, encoding="utf-8")
+    assert main(["check"]) == 0
+    assert "budget is set, but llm_judge has no prices" in capsys.readouterr().err

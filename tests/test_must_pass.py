@@ -12,6 +12,8 @@ from goldgate.cli.main import main
 from goldgate.errors import ConfigError
 from goldgate.model.config_loading import load_config
 
+pytest_plugins = ["pytester"]
+
 N = 20
 CRITICAL = ("q00", "q01", "q02")
 
@@ -168,3 +170,14 @@ def test_bad_rules_are_config_errors(tmp_path: Path, rule: str, message: str) ->
     (tmp_path / "goldgate.yaml").write_text(text)
     with pytest.raises(ConfigError, match=message):
         load_config(tmp_path / "goldgate.yaml")
+
+
+def test_pytest_gives_a_must_pass_metric_its_item(pytester: pytest.Pytester) -> None:
+    root = Path(pytester.path)
+    # exact_match is gated; ter only by a must_pass rule, which q05 breaks
+    _write(root, _outputs({"q05"}), rules="      - {ids: [q05], metric: ter, max: 0}\n")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--goldgate", "-v")
+    assert result.ret == 1
+    text = result.stdout.str()
+    assert "qa::ter FAILED" in text or "ter FAILED" in text
+    assert "q05: ter" in text and "reference: answer 5" in text

@@ -71,6 +71,14 @@ def _warnings(config: Config, name: str) -> list[str]:
             f"suite {name!r}: confirm is set, but its system is a predictions file, which"
             " cannot be re-run: its failing checks will stand unconfirmed"
         )
+    if config.budget is not None:
+        for spec, options in suite.metrics.items():
+            prices = ("price_input_per_mtok", "price_output_per_mtok")
+            if spec == "llm_judge" and not any(options.get(price) for price in prices):
+                found.append(
+                    f"suite {name!r}: budget is set, but llm_judge has no prices"
+                    " (price_input_per_mtok, price_output_per_mtok): its calls count as free"
+                )
     if not suite.must_pass:
         return found
     golden = load_suite_goldens(config, name)

@@ -124,19 +124,18 @@ def confirm_failures(
     for check in result.checks:
         if check.id not in failed_on:
             checks.append(check)
-        elif failed_on[check.id] == k:
-            checks.append(check.model_copy(update={"confirmation": f"confirmed on {runs}"}))
-        else:
-            passed = k - failed_on[check.id]
-            checks.append(
-                check.model_copy(
-                    update={
-                        "status": CheckStatus.FORGIVEN,
-                        "confirmation": f"not confirmed: forgiven as noise (it passed on"
-                        f" {passed} of {runs})",
-                    }
-                )
-            )
+            continue
+        confirmed = failed_on[check.id] == k
+        words = (
+            f"confirmed on {runs}"
+            if confirmed
+            else f"not confirmed: forgiven as noise (it passed on {k - failed_on[check.id]} of"
+            f" {runs})"
+        )
+        update = {"confirmation": words, "message": f"{check.message}; {words}"}
+        if not confirmed:
+            update["status"] = CheckStatus.FORGIVEN
+        checks.append(check.model_copy(update=update))
     confirmation = Confirmation(
         reruns=k,
         examples=[

@@ -58,7 +58,10 @@ def check_sentence(check: CheckResult, alpha: float | None = None) -> str:
     never "improved beyond max_drop". Rules this module does not know keep the gate's message.
     """
     if check.confirmation is not None:  # what the first run saw, then what the re-runs did
-        first = check.model_copy(update={"status": CheckStatus.FAIL, "confirmation": None})
+        message = check.message.removesuffix(f"; {check.confirmation}")
+        first = check.model_copy(
+            update={"status": CheckStatus.FAIL, "confirmation": None, "message": message}
+        )
         return f"{check_sentence(first, alpha)}; {check.confirmation}"
     status = check.status
     if check.rule == "must_pass":  # its message names the examples; the id names the rule

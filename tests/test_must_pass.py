@@ -181,3 +181,17 @@ def test_pytest_gives_a_must_pass_metric_its_item(pytester: pytest.Pytester) -> 
     text = result.stdout.str()
     assert "qa::ter FAILED" in text or "ter FAILED" in text
     assert "q05: ter" in text and "reference: answer 5" in text
+
+
+def test_the_result_schema_documents_the_new_keys() -> None:
+    from goldgate.cli.commands.schema import schema_of
+
+    schema = schema_of("result")
+    defs = schema["$defs"]
+    assert "must_pass" in defs["CheckResult"]["properties"]
+    assert "confirmation" in defs["CheckResult"]["properties"]
+    assert "confirmation" in defs["SuiteResult"]["properties"]
+    assert "budget" in schema["properties"]
+    for name in ("MustPassOutcome", "MustPassExample", "Confirmation", "BudgetUse"):
+        assert defs[name]["description"]
+        assert all("description" in p for p in defs[name]["properties"].values() if "$ref" not in p)

@@ -18,9 +18,9 @@ class _Model(BaseModel):
 class MustPassExample(_Model):
     """One example a must-pass rule selected, and whether it passed on its own."""
 
-    id: str
+    id: str = Field(description="the example's id")
     score: float = Field(description="the example's score (the mean over samples), 0-100")
-    passed: bool
+    passed: bool = Field(description="whether the score met the rule's threshold")
     outputs: list[str] | None = Field(
         default=None, description="a failing example's output (one per sample)"
     )
@@ -31,7 +31,9 @@ class MustPassOutcome(_Model):
     """The examples one must-pass rule selected (its check is ``rule: must_pass``)."""
 
     selection: str = Field(description="what the rule selects: 'tag=critical', 'ids=a,b'")
-    examples: list[MustPassExample] = Field(default_factory=list)
+    examples: list[MustPassExample] = Field(
+        default_factory=list, description="every selected example, in golden order"
+    )
 
     @property
     def failing(self) -> list[MustPassExample]:
@@ -42,7 +44,7 @@ class MustPassOutcome(_Model):
 class RerunExample(_Model):
     """One re-run example: its outputs on each re-run (each a list, one per sample)."""
 
-    id: str
+    id: str = Field(description="the example's id")
     outputs: list[list[str]] = Field(description="re-run k -> that re-run's outputs")
 
 
@@ -63,7 +65,9 @@ class Confirmation(_Model):
     )
     calls: int = Field(default=0, description="calls the re-runs made to the system")
     seconds: float = Field(default=0.0, description="time the re-runs and their gating took")
-    checks: list[ConfirmedCheck] = Field(default_factory=list)
+    checks: list[ConfirmedCheck] = Field(
+        default_factory=list, description="each failing check and what the re-runs made of it"
+    )
     note: str | None = Field(
         default=None, description="why nothing was re-run (a predictions file cannot be)"
     )
@@ -72,7 +76,7 @@ class Confirmation(_Model):
 class BudgetUse(_Model):
     """The run's spend on calls that report a cost (``llm_judge``) against ``budget.max_usd``."""
 
-    max_usd: float
+    max_usd: float = Field(description="budget.max_usd")
     spent_usd: float = Field(description="what this run's calls cost (cached ones cost nothing)")
     calls: int = Field(description="calls that were paid for in this run")
     stopped: bool = Field(

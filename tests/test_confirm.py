@@ -160,3 +160,32 @@ def test_predictions_cannot_be_rerun(
     assert "confirm: the system is a predictions file, which cannot be re-run" in (
         capsys.readouterr().out
     )
+
+
+def test_a_must_pass_failure_is_never_rerun_away(project: Path) -> None:
+    config = (project / "goldgate.yaml").read_text()
+    rule = "    must_pass: {ids: [q03], metric: exact_match, min: 100}\n"
+    (project / "goldgate.yaml").write_text(config.replace("confirm:", rule + "confirm:"))
+    (project / "mode.txt").write_text("dip")
+    assert main(["run"]) == 1  # the dip is forgiven for max_flips, not for the contract
+    result = json.loads((project / "out" / "result.json").read_text())
+    checks = {c["rule"]: c for c in result["suites"][0]["checks"]}
+    assert checks["max_flips"]["status"] == "forgiven"
+    assert checks["must_pass"]["status"] == "fail"
+    assert "confirmation" not in checks["must_pass"]
+
+
+def test_the_reruns_go_through_the_configured_backend(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goldgate.execution import registry
+    from tests.test_execution_backends import FakeBackend
+
+    monkeypatch.setitem(registry.BACKENDS, "dask", "tests.test_execution_backends:FakeBackend")
+    monkeypatch.setattr(FakeBackend, "asked", [])
+    config = (project / "goldgate.yaml").read_text()
+    engine = 'engine: {jobs: 1, dask: {address: "tcp://nowhere:1"}}\n'
+    (project / "goldgate.yaml").write_text(config + engine)
+    (project / "mode.txt").write_text("bad")
+    assert main(["run"]) == 1
+    assert FakeBackend.asked.count("run_calls") == 3  # the run's calls, then each re-run's

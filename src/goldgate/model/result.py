@@ -247,13 +247,6 @@ class SuiteResult(_Model):
         " out of the JSON otherwise",
     )
 
-    @model_serializer(mode="wrap")
-    def _leave_out_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if self.confirmation is None:
-            data.pop("confirmation", None)
-        return data
-
 
 class SignificanceSettings(_Model):
     """How deltas were tested (None in the result when significance is off)."""
@@ -302,13 +295,6 @@ class RunResult(_Model):
         ),
     )
 
-    @model_serializer(mode="wrap")
-    def _leave_out_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if self.budget is None:
-            data.pop("budget", None)
-        return data
-
     @property
     def exit_code(self) -> int:
         """The command's exit code for this verdict."""
@@ -320,7 +306,20 @@ class RunResult(_Model):
 
     def to_json(self) -> str:
         """Stable JSON (sorted keys are not used: field order is the schema's order)."""
-        return self.model_dump_json(indent=2) + "\n"
+        return self.model_dump_json(indent=2, exclude=self._unset_keys()) + "\n"
+
+    def _unset_keys(self) -> dict[Any, Any] | None:
+        """The optional keys of the gate's extra rules (budget, a suite's confirmation) that
+        this run did not set, left out of the JSON as if they did not exist. Left out here,
+        by pydantic's own serializer, not by a Python hook that would build every example
+        row of a large run as a dict first."""
+        leave_out: dict[Any, Any] = {}
+        if self.budget is None:
+            leave_out["budget"] = True
+        suites = {i: {"confirmation"} for i, s in enumerate(self.suites) if s.confirmation is None}
+        if suites:
+            leave_out["suites"] = suites
+        return leave_out or None
 
     def to_files(
         self, examples_file: str = EXAMPLES_FILE, *, threads: int = 1

@@ -444,6 +444,8 @@ def test_schema_describes_every_key() -> None:
         "cache_dir",
         "history",
         "anchor",
+        "confirm",
+        "budget",
     }
     assert schema["required"] == ["version", "suites"]
     defs = schema["$defs"]

@@ -28,10 +28,12 @@ from pathlib import Path
 from goldgate.errors import BaselineError, GoldgateError
 from goldgate.execution.memory import release_free_memory
 from goldgate.gate.drift import Anchors
+from goldgate.metrics.budget import NOT_RUN_ON_BUDGET, Budget, spending
 from goldgate.model.baseline import Baseline, SuiteBaseline
 from goldgate.model.baseline_io import read_baseline
 from goldgate.model.config import Config
-from goldgate.model.result import CheckStatus, RunResult, SuiteResult
+from goldgate.model.gate_records import BudgetUse
+from goldgate.model.result import CheckStatus, RunResult, SuiteResult, Verdict
 from goldgate.pipeline.compare import (
     add_trends,
     drift_anchors,
@@ -79,11 +81,16 @@ def run(
     baseline_found = baseline is not None
     # each suite's blessed outputs (ids and one packed block), not the rest of its baseline
     outputs_of: dict[str, Callable[[str], Sequence[str] | None]] = {}
+    budget = Budget(config.budget.max_usd) if config.budget is not None else None
     for name in names:
+        if budget is not None and budget.stopped:  # the calls a later suite makes cost too
+            results.append(failed_suite(config, name, f"not run: {NOT_RUN_ON_BUDGET}"))
+            continue
         try:
-            suite_result, suite_hints = _score_and_gate(
-                config, name, baseline, baseline_label, anchors, progress
-            )
+            with spending(budget):
+                suite_result, suite_hints = _score_and_gate(
+                    config, name, baseline, baseline_label, anchors, progress
+                )
             hints += suite_hints
             # (no name left bound to the suite's baseline: its statistics go with ``baseline``)
             if baseline is not None and name in baseline.suites:
@@ -108,6 +115,13 @@ def run(
             " `goldgate bless` to accept these scores as the baseline",
         )
     result = run_result(config, results, baseline_label, baseline_found, hints, errors)
+    if budget is not None:
+        result.budget = BudgetUse(
+            max_usd=budget.max_usd,
+            spent_usd=round(budget.spent, 6),
+            calls=budget.calls,
+            stopped=budget.stopped,
+        )
     if history_source is not None:
         from goldgate.history.recording import record_run
 
@@ -130,7 +144,7 @@ def _score_and_gate(
     what the reports need)."""
     scored = score_suite(config, name, progress=progress)
     blessed = baseline.suites.get(name) if baseline is not None else None
-    return gate_suite(
+    result, hints = gate_suite(
         config,
         name,
         scored,
@@ -140,6 +154,13 @@ def _score_and_gate(
         anchors,
         fill_outputs=False,
     )
+    if config.confirm is not None and result.verdict is Verdict.REGRESSED:
+        from goldgate.pipeline.confirm import confirm_failures
+
+        result = confirm_failures(
+            config, name, scored, result, blessed, baseline_label, baseline is not None, anchors
+        )
+    return result, hints
 
 
 def bless(
@@ -215,9 +236,11 @@ def bless_reviewed(
     scored: dict[str, ScoredSuite] = {}
     results: list[SuiteResult] = []
     failed: dict[str, list[str]] = {}
+    budget = Budget(config.budget.max_usd) if config.budget is not None else None
     for name in names:
         kept = current.suites.get(name) if current is not None and new_only else None
-        scored[name] = _score_for_bless(config, name, kept, reviewed, progress)
+        with spending(budget):
+            scored[name] = _score_for_bless(config, name, kept, reviewed, progress)
         previous = current.suites.get(name) if current is not None else None
         suite_result = review_suite(
             config, name, scored[name], previous, label, current is not None

@@ -180,6 +180,53 @@ class GateRule(_Model):
         return self
 
 
+class MustPassRule(_Model):
+    """Examples that are contracts: each one selected (by tag or id) must score past the
+    threshold on its own, whatever the aggregate does (see ``docs/how-to/must-pass.md``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    tags: list[str] = Field(
+        default_factory=list, description="select the examples carrying any of these tags"
+    )
+    ids: list[str] = Field(default_factory=list, description="select these example ids")
+    metric: str = Field(description="a metric of the suite, scored per example")
+    min: float | None = Field(
+        default=None,
+        description="each selected example must score at least this (a metric where higher is"
+        " better)",
+    )
+    max: float | None = Field(
+        default=None,
+        description="each selected example must score at most this (an error rate such as TER)",
+    )
+
+    @model_validator(mode="after")
+    def _selection_and_threshold(self) -> MustPassRule:
+        if not self.tags and not self.ids:
+            raise KeyedError("a must_pass rule selects examples: give tags, ids or both")
+        if (self.min is None) == (self.max is None):
+            raise KeyedError(
+                "a must_pass rule needs one threshold: min (higher is better) or max (lower is"
+                " better, such as TER)"
+            )
+        return self
+
+    def selects(self, example_id: str, tags: tuple[str, ...]) -> bool:
+        """Whether the example with this id and these tags is one of the rule's."""
+        return example_id in self.ids or any(tag in self.tags for tag in tags)
+
+    def describe(self) -> str:
+        """``exact_match >= 100 on tag critical`` for messages."""
+        bound = f">= {self.min:g}" if self.min is not None else f"<= {self.max:g}"
+        chosen = []
+        if self.tags:
+            chosen.append(f"tag{'s' if len(self.tags) > 1 else ''} {', '.join(self.tags)}")
+        if self.ids:
+            chosen.append(f"id{'s' if len(self.ids) > 1 else ''} {', '.join(self.ids)}")
+        return f"{self.metric} {bound} on {' and '.join(chosen)}"
+
+
 class SuiteConfig(_Model):
     """One golden set, the metrics computed on it and the gate over them."""
 
@@ -195,6 +242,11 @@ class SuiteConfig(_Model):
         default=None, description="this suite's own system (replaces the top-level one)"
     )
     slices: bool = Field(default=True, description="score each tag as a slice")
+    must_pass: list[MustPassRule] = Field(
+        default_factory=list,
+        description="examples that must pass on their own (a rule, or a list of rules): a"
+        " failure fails the suite however the aggregate moved, and is never forgiven as noise",
+    )
     # An fsspec URL as written: a Path would fold its "//" (s3://b/k -> s3:/b/k).
     _goldens_url: str | None = PrivateAttr(default=None)
 
@@ -225,6 +277,11 @@ class SuiteConfig(_Model):
             return {name: {} if options is None else options for name, options in value.items()}
         return value
 
+    @field_validator("must_pass", mode="before")
+    @classmethod
+    def _one_rule(cls, value: Any) -> Any:
+        return [value] if isinstance(value, dict) else value
+
     @model_validator(mode="after")
     def _check_metrics_and_gate(self) -> SuiteConfig:
         if not self.metrics:
@@ -245,7 +302,33 @@ class SuiteConfig(_Model):
                     f"its metrics: {known}",
                     ("gate", name),
                 )
+        for index, rule in enumerate(self.must_pass):
+            self._check_must_pass(index, rule)
         return self
+
+    def _check_must_pass(self, index: int, rule: MustPassRule) -> None:
+        where: KeyPath = ("must_pass", index) if len(self.must_pass) > 1 else ("must_pass",)
+        if rule.metric not in self.metrics:
+            hint = did_you_mean(rule.metric, list(self.metrics))
+            raise KeyedError(
+                f"must_pass names {rule.metric!r}, which is not a metric of this suite{hint};"
+                f" its metrics: {', '.join(self.metrics)}",
+                (*where, "metric"),
+            )
+        from goldgate.metrics.registry import create_metric
+
+        higher = create_metric(rule.metric, self.metrics[rule.metric]).higher_is_better
+        if higher and rule.min is None:
+            raise KeyedError(
+                f"{rule.metric} is higher-is-better: a must_pass threshold on it is a min",
+                (*where, "max"),
+            )
+        if not higher and rule.max is None:
+            raise KeyedError(
+                f"{rule.metric} is lower-is-better (an error rate): a must_pass threshold on it"
+                " is a max",
+                (*where, "min"),
+            )
 
     def create_metrics(self) -> dict[str, Metric[Any]]:
         """Build this suite's metrics (name → Metric), in configuration order."""
@@ -335,6 +418,37 @@ class HistoryConfig(_Model):
     )
 
 
+class ConfirmConfig(_Model):
+    """Confirm a failing check by re-running the system on the examples that decided it
+    (command and callable systems; see ``docs/how-to/confirm-reruns.md``)."""
+
+    reruns: int = Field(
+        default=2,
+        ge=1,
+        le=20,
+        description="re-runs of the decisive examples; the failure stands only when the check"
+        " fails again on every one of them",
+    )
+    max_examples: int = Field(
+        default=20,
+        ge=1,
+        le=10_000,
+        description="at most this many examples (the most worsened) are re-run per suite",
+    )
+
+
+class BudgetConfig(_Model):
+    """What one run may spend on metrics that report a cost (``llm_judge``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    max_usd: float = Field(
+        gt=0,
+        description="stop (exit 2) before the call that would take this run's spend past this"
+        " many US dollars; what was obtained stays cached",
+    )
+
+
 def _switch(value: Any) -> Any:
     """YAML 1.1 reads a bare ``off`` as false; "off" arrives quoted or from TOML."""
     if value is False or (isinstance(value, str) and value.lower() in ("off", "false", "no")):
@@ -382,6 +496,14 @@ class Config(_Model):
     )
     anchor: AnchorConfig = Field(
         default_factory=AnchorConfig, description="the anchor of the max_drift rules"
+    )
+    confirm: ConfirmConfig | None = Field(
+        default=None,
+        description="re-run a command or callable system on the examples behind a failing"
+        " check before failing (nondeterministic systems)",
+    )
+    budget: BudgetConfig | None = Field(
+        default=None, description="the most one run may spend on calls that report a cost"
     )
     root: Path = Field(default_factory=Path.cwd, description="not read from the file")
     source: Path | None = Field(default=None, description="not read from the file")

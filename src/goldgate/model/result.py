@@ -12,10 +12,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from goldgate.model.example_table import ExampleResult, ExamplesField
 from goldgate.model.examples_file import EXAMPLES_FILE, examples_file_bytes, read_examples_file
+from goldgate.model.gate_records import BudgetUse, Confirmation, MustPassOutcome
 
 #: /2: per-example rows may live in a side file (``examples_file``), not inline
 RESULT_SCHEMA_VERSION = "goldgate.result/2"
@@ -128,6 +129,7 @@ class CheckResult(_Model):
     metric: str
     rule: str = Field(
         description="min | max | max_drop | max_drop_rel | max_flips | max_drift | max_drift_rel"
+        " | must_pass"
     )
     threshold: float
     status: CheckStatus
@@ -142,11 +144,34 @@ class CheckResult(_Model):
     interval: Interval | None = None
     p_value: float | None = None
     flips: int | None = None
+    must_pass: MustPassOutcome | None = Field(
+        default=None,
+        description="a must_pass check's selected examples, each with its score (left out of"
+        " the JSON for other rules)",
+    )
+
+    confirmation: str | None = Field(
+        default=None,
+        description="a check that failed, gated again on re-runs of the system (`confirm`):"
+        " 'confirmed on 2 re-runs' (status fail) or 'not confirmed: ...' (status forgiven);"
+        " left out of the JSON when not re-run",
+    )
+
+    @model_serializer(mode="wrap")
+    def _leave_out_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for key in ("must_pass", "confirmation"):
+            if getattr(self, key) is None:
+                data.pop(key, None)
+        return data
 
     @property
     def id(self) -> str:
         """A stable, readable identifier such as ``qa::exact_match::max_drop``."""
-        parts = [self.suite, self.metric, self.rule]
+        rule = self.rule
+        if self.must_pass is not None:
+            rule = f"{rule}[{self.must_pass.selection}]"
+        parts = [self.suite, self.metric, rule]
         if self.slice:
             parts.insert(2, f"tag={self.slice}")
         return "::".join(parts)
@@ -216,6 +241,11 @@ class SuiteResult(_Model):
         description="digest of the system's identity (settings, code fingerprint, cache_key);"
         " None for a predictions file",
     )
+    confirmation: Confirmation | None = Field(
+        default=None,
+        description="set when failing checks were re-run to confirm them (`confirm`); left"
+        " out of the JSON otherwise",
+    )
 
 
 class SignificanceSettings(_Model):
@@ -251,6 +281,11 @@ class RunResult(_Model):
     suites: list[SuiteResult]
     hints: list[str] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
+    budget: BudgetUse | None = Field(
+        default=None,
+        description="the run's spend against `budget.max_usd`; left out of the JSON when no"
+        " budget is configured",
+    )
     examples_file: str | None = Field(
         default=None,
         description=(
@@ -271,7 +306,20 @@ class RunResult(_Model):
 
     def to_json(self) -> str:
         """Stable JSON (sorted keys are not used: field order is the schema's order)."""
-        return self.model_dump_json(indent=2) + "\n"
+        return self.model_dump_json(indent=2, exclude=self._unset_keys()) + "\n"
+
+    def _unset_keys(self) -> dict[Any, Any] | None:
+        """The optional keys of the gate's extra rules (budget, a suite's confirmation) that
+        this run did not set, left out of the JSON as if they did not exist. Left out here,
+        by pydantic's own serializer, not by a Python hook that would build every example
+        row of a large run as a dict first."""
+        leave_out: dict[Any, Any] = {}
+        if self.budget is None:
+            leave_out["budget"] = True
+        suites = {i: {"confirmation"} for i, s in enumerate(self.suites) if s.confirmation is None}
+        if suites:
+            leave_out["suites"] = suites
+        return leave_out or None
 
     def to_files(
         self, examples_file: str = EXAMPLES_FILE, *, threads: int = 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from goldgate.errors import BaselineError
+from goldgate.errors import BaselineError, first_of
 from goldgate.execution.pool import resolve_jobs
 from goldgate.gate.drift import Anchors, drift_checks
 from goldgate.gate.golden_change import change_since, describe, removed_check, with_blessed_outputs
@@ -23,6 +23,7 @@ from goldgate.model.config import Config
 from goldgate.model.example_table import ExampleColumns
 from goldgate.model.goldens import GoldenSet
 from goldgate.model.result import (
+    CheckResult,
     CheckStatus,
     GoldenChange,
     MetricCalls,
@@ -159,6 +160,9 @@ def gate_suite(
         drift = drift_checks(scored.scores, suite.gate, anchors, config.significance)
         evaluation.checks.extend(drift)
         evaluation.verdict = verdict_of(evaluation.checks)
+    if suite.must_pass:
+        evaluation.checks.extend(_must_pass(config, name, scored, evaluation, hints))
+        evaluation.verdict = verdict_of(evaluation.checks)
     if evaluation.verdict is Verdict.IMPROVED:
         risen = [
             f"{check.metric} {check.delta:+.2f}"
@@ -185,6 +189,34 @@ def gate_suite(
         system=scored.identity,
     )
     return result, hints
+
+
+def _must_pass(
+    config: Config, name: str, scored: ScoredSuite, evaluation: SuiteEvaluation, hints: list[str]
+) -> list[CheckResult]:
+    """The suite's must-pass checks on each example's score (its mean over samples)."""
+    from goldgate.gate.must_pass import missing_ids, must_pass_checks
+
+    rules = config.suites[name].must_pass
+    ids = scored.scores.ids
+    for rule in rules:
+        gone = missing_ids(rule, ids)
+        if gone:
+            hints.append(
+                f"suite {name!r}: must_pass {rule.describe()} names ids the golden set does"
+                f" not hold: {first_of(gone, 5)}"
+            )
+    records = scored.golden.records
+    return must_pass_checks(
+        name,
+        rules,
+        ids=ids,
+        tags=scored.scores.tags,
+        scores=evaluation.scores,
+        higher_is_better={m.spec: m.metric.higher_is_better for m in scored.scores.metrics},
+        outputs=scored.outputs,
+        references=lambda at: records[at].references,
+    )
 
 
 def fill_blessed_outputs(

@@ -29,6 +29,7 @@ from goldgate.gate.rules import (
 )
 from goldgate.gate.stats import FloatArray, sample_score
 from goldgate.metrics.batch import BatchMetric, MetricContext
+from goldgate.metrics.budget import BudgetExceeded
 from goldgate.metrics.engine import MetricComputeError, score_corpus
 from goldgate.model.compact_stats import CompactStats, as_float, stacked_samples
 from goldgate.model.config import Config
@@ -38,6 +39,7 @@ from goldgate.model.result import (
     CacheUse,
 )
 from goldgate.pipeline.plan import load_suite_goldens, own_files, relative_path
+from goldgate.systems.cache import keep_for_resume
 from goldgate.terminal.progress import ProgressReporter
 
 
@@ -139,14 +141,21 @@ def score_suite(
                 dropped_reason=obtained.stale.reason if obtained.stale else None,
             )
     release_free_memory()  # what reading the outputs held besides them
-    scored = score_outputs(
-        name,
-        golden,
-        outputs,
-        create_suite_metrics(config, name),
-        context=metric_context(config),
-        backend=backend,
-    )
+    try:
+        scored = score_outputs(
+            name,
+            golden,
+            outputs,
+            create_suite_metrics(config, name),
+            context=metric_context(config),
+            backend=backend,
+        )
+    except BudgetExceeded:
+        # The outputs were paid for but not scored: the next run resumes them (a finished
+        # cache in resume mode would be asked again from the system).
+        if missing.records and system.cache == "resume" and identity is not None:
+            keep_for_resume(config.cache_dir, name, identity)
+        raise
     release_free_memory()  # the chunks' texts and statistics, compacted and let go
     return replace(scored, cache=cache, identity=identity, ignored=ignored)
 

@@ -41,12 +41,64 @@ class SuiteCheck:
     note: str | None = None
     #: configured metrics the baseline has no score of yet (nothing to compare them with)
     unblessed: tuple[str, ...] = ()
+    #: what is valid but probably not meant: a must_pass rule selecting no example, say
+    warnings: tuple[str, ...] = ()
 
 
 def check_suite(config: Config, name: str, blessed: SuiteBaseline | None, label: str) -> SuiteCheck:
     """What ``check`` finds for suite ``name`` against its baseline entry ``blessed`` (None
     when it has none yet; ``label`` names the baseline): a problem is the ``error`` it
-    reports, never raised."""
+    reports, never raised; what is valid but likely a mistake, its ``warnings``."""
+    found = _check_suite(config, name, blessed, label)
+    if found.error is not None:
+        return found
+    try:
+        warnings = tuple(_warnings(config, name))
+    except GoldgateError as exc:
+        return SuiteCheck(name, 0, "", str(exc))
+    return replace(found, warnings=warnings) if warnings else found
+
+
+def _warnings(config: Config, name: str) -> list[str]:
+    """Must-pass rules that select nothing or name missing ids; a confirm that cannot re-run."""
+    from goldgate.gate.must_pass import missing_ids, selected_positions
+    from goldgate.model.golden_records import record_tags
+
+    found: list[str] = []
+    suite = config.suites[name]
+    if config.confirm is not None and config.system_for(name).kind == "predictions":
+        found.append(
+            f"suite {name!r}: confirm is set, but its system is a predictions file, which"
+            " cannot be re-run: its failing checks will stand unconfirmed"
+        )
+    if config.budget is not None:
+        for spec, options in suite.metrics.items():
+            prices = ("price_input_per_mtok", "price_output_per_mtok")
+            if spec == "llm_judge" and not any(options.get(price) for price in prices):
+                found.append(
+                    f"suite {name!r}: budget is set, but llm_judge has no prices"
+                    " (price_input_per_mtok, price_output_per_mtok): its calls count as free"
+                )
+    if not suite.must_pass:
+        return found
+    golden = load_suite_goldens(config, name)
+    ids = golden.ids()
+    tags = list(record_tags(golden.records))
+    for rule in suite.must_pass:
+        if not selected_positions(rule, ids, tags):
+            found.append(f"suite {name!r}: must_pass {rule.describe()} selects no example")
+        gone = missing_ids(rule, ids)
+        if gone:
+            found.append(
+                f"suite {name!r}: must_pass {rule.describe()} names ids the golden set does"
+                f" not hold: {', '.join(gone)}"
+            )
+    return found
+
+
+def _check_suite(
+    config: Config, name: str, blessed: SuiteBaseline | None, label: str
+) -> SuiteCheck:
     try:
         if blessed is not None:
             _check_outputs(blessed, name, label)

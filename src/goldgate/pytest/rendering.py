@@ -154,7 +154,12 @@ def render_failure(
         found = "" if result.baseline_found else " (not found)"
         lines.append(f"baseline: {result.baseline}{found}")
     lines.append("failed checks:")
-    lines += [f"  {check.rule} {check.threshold:g}: {check.message}" for check in failed]
+    for check in failed:
+        lines.append(f"  {check.rule} {check.threshold:g}: {check.message}")
+        if check.must_pass is not None:
+            from goldgate.report.must_pass_view import terminal_lines
+
+            lines += terminal_lines(check)
     lines.append("metrics:")
     lines += metric_table(suite)
     falling = list(dict.fromkeys(c.metric for c in failed if c.rule != "max"))

@@ -174,8 +174,10 @@ class GoldgateSession:
         """One item per gated metric of every suite, in configuration order."""
         specs: list[ItemSpec] = []
         for name, suite in self.config().suites.items():
-            if suite.gate:
-                specs += [ItemSpec(name, metric) for metric in suite.gate]
+            # a metric held only by must_pass rules gets its item too
+            gated = dict.fromkeys([*suite.gate, *(rule.metric for rule in suite.must_pass)])
+            if gated:
+                specs += [ItemSpec(name, metric) for metric in gated]
             else:
                 specs.append(ItemSpec(name, None))
         return specs

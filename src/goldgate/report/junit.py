@@ -61,6 +61,31 @@ def _testcase(parent: ET.Element, classname: str, check: CheckResult) -> str:
     return "tests"
 
 
+def _must_pass_cases(parent: ET.Element, classname: str, check: CheckResult) -> list[str]:
+    """One test case per example a must-pass rule selected: each example is a contract."""
+    from goldgate.report.must_pass_view import junit_cases
+
+    kinds = []
+    selection = check.must_pass.selection if check.must_pass is not None else ""
+    for row in junit_cases(check):
+        name = f"{_case_name(check)}[{selection}]::{row.example_id}"
+        case = ET.SubElement(
+            parent, "testcase", {"name": _clean(name), "classname": classname, "time": "0"}
+        )
+        summary = f"{row.example_id}: {row.metric} {row.score}, needs {row.threshold}"
+        if row.passed:
+            out = ET.SubElement(case, "system-out")
+            out.text = _clean(f"pass: {summary}\ncheck: {row.check_id}")
+            kinds.append("tests")
+            continue
+        failure = ET.SubElement(case, "failure", {"message": _clean(summary), "type": check.rule})
+        failure.text = _clean(
+            f"{summary}\ncheck: {row.check_id}\noutput:\n{row.output}\nreference:\n{row.reference}"
+        )
+        kinds.append("failures")
+    return kinds
+
+
 def _suite(root: ET.Element, suite: SuiteResult, timestamp: str) -> dict[str, int]:
     classname = _clean(f"goldgate.{suite.name}")
     element = ET.SubElement(root, "testsuite", {"name": classname})
@@ -74,6 +99,12 @@ def _suite(root: ET.Element, suite: SuiteResult, timestamp: str) -> dict[str, in
     ):
         ET.SubElement(properties, "property", {"name": name, "value": _clean(value)})
     for check in suite.checks:
+        if check.must_pass is not None and check.must_pass.examples:
+            for kind in _must_pass_cases(element, classname, check):
+                counts["tests"] += 1
+                if kind != "tests":
+                    counts[kind] += 1
+            continue
         kind = _testcase(element, classname, check)
         counts["tests"] += 1
         if kind != "tests":

@@ -28,6 +28,7 @@ from goldgate.model.result import RunResult, SuiteResult
 from goldgate.report.diff import DiffOp
 from goldgate.report.example_view import ExampleRow, ScoreCell, example_row, shared_ids
 from goldgate.report.formatting import DASH, clip, fmt_delta, fmt_points
+from goldgate.report.must_pass_view import MustPassRow
 from goldgate.report.ranking import Picked, ranking_metrics, worst_regressed
 from goldgate.report.view import CheckRow, MetricRow, ReportView, SuiteView, build_view, slice_rule
 from goldgate.terminal.console import escape_controls
@@ -181,6 +182,8 @@ def _head_blocks(view: ReportView) -> list[str]:
         found = "" if view.baseline_found else " (not found: no baseline comparison)"
         meta.append(f"baseline {code(view.baseline)}{found}")
     meta.append(prose(view.significance) if view.significance else "significance off")
+    if view.budget:
+        meta.append(prose(view.budget))
     blocks.append(f"{prose(view.headline)}\n\n{_SEP.join(meta)}\n\n")
     if view.errors:
         lines = ["> [!CAUTION]", "> **Errors**"]
@@ -196,6 +199,8 @@ def _head_blocks(view: ReportView) -> list[str]:
     ):
         if checks:
             blocks.append(_checks_block(title, checks))
+        if title == "Failed" and view.must_pass_failures:
+            blocks.append(_must_pass_block(view.must_pass_failures))
     for suite in view.suites:
         blocks += _suite_blocks(suite, view.ci_label)
     return blocks
@@ -208,6 +213,23 @@ def _checks_block(title: str, checks: Sequence[CheckRow]) -> str:
     if len(checks) > MAX_CHECK_LINES:
         lines.append(
             f"- \u2026 and {len(checks) - MAX_CHECK_LINES:,} more in the HTML report (report.html)"
+        )
+    return "\n".join(lines) + "\n\n"
+
+
+def _must_pass_block(rows: Sequence[MustPassRow]) -> str:
+    """Each failing must-pass example with its score, output and reference."""
+    lines = [f"**Must-pass examples that failed ({len(rows):,})**", ""]
+    for row in rows[:MAX_CHECK_LINES]:
+        lines.append(
+            f"- \u274c {code(row.example_id)} ({ident(row.suite)}, {ident(row.metric)}"
+            f" {row.score}, needs {row.threshold})  "
+        )
+        lines.append(f"  output: {code(row.output)}  ")
+        lines.append(f"  reference: {code(row.reference)}")
+    if len(rows) > MAX_CHECK_LINES:
+        lines.append(
+            f"- \u2026 and {len(rows) - MAX_CHECK_LINES:,} more in the HTML report (report.html)"
         )
     return "\n".join(lines) + "\n\n"
 

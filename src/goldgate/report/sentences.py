@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from goldgate import wording
+from goldgate.model.gate_records import BudgetUse
 from goldgate.model.result import CheckResult, CheckStatus, MetricSummary, SuiteResult
 from goldgate.report.formatting import DASH, MINUS, fmt_points
 
@@ -56,7 +57,15 @@ def check_sentence(check: CheckResult, alpha: float | None = None) -> str:
     ``rose 13.33 points (31.12 → 44.45), more than the 2.00 tolerance; bless to accept``,
     never "improved beyond max_drop". Rules this module does not know keep the gate's message.
     """
+    if check.confirmation is not None:  # what the first run saw, then what the re-runs did
+        message = check.message.removesuffix(f"; {check.confirmation}")
+        first = check.model_copy(
+            update={"status": CheckStatus.FAIL, "confirmation": None, "message": message}
+        )
+        return f"{check_sentence(first, alpha)}; {check.confirmation}"
     status = check.status
+    if check.rule == "must_pass":  # its message names the examples; the id names the rule
+        return check.message.split(": must_pass ", 1)[-1]
     if status is CheckStatus.SKIPPED:
         return "no baseline to compare with; run `goldgate bless` to create one"
     if check.rule in ("min", "max") and check.current is not None:
@@ -151,7 +160,63 @@ def suite_notes(suite: SuiteResult) -> list[str]:
             f"{cache.dropped:,} cached outputs of an earlier run not reused:"
             f" {cache.dropped_reason or 'the system changed'}"
         )
+    return notes + confirmation_notes(suite)
+
+
+#: characters of a re-run output shown in a note (result.json has them whole)
+RERUN_OUTPUT_CHARS = 120
+
+
+def confirmation_notes(suite: SuiteResult) -> list[str]:
+    """What confirming the suite's failing checks by re-running the system found and cost."""
+    confirmation = suite.confirmation
+    if confirmation is None:
+        return []
+    if confirmation.note is not None:
+        return [f"confirm: {confirmation.note}"]
+    n = len(confirmation.examples)
+    reruns = wording.plural(confirmation.reruns, "re-run")
+    notes = [
+        f"confirm: re-ran {wording.plural(n, 'example')} {confirmation.reruns}"
+        f" time{'s' if confirmation.reruns != 1 else ''}"
+        f" ({wording.plural(confirmation.calls, 'call')}, {confirmation.seconds:.1f} s)"
+    ]
+    for item in confirmation.checks:
+        if item.confirmed:
+            notes.append(f"{item.check}: confirmed on {reruns}")
+        else:
+            passed = confirmation.reruns - item.failed_reruns
+            notes.append(
+                f"{item.check}: not confirmed: forgiven as noise (it passed on {passed} of"
+                f" {reruns})"
+            )
+    for example in confirmation.examples:
+        shown = "; ".join(
+            f"#{k}: " + _quoted(" | ".join(outputs))
+            for k, outputs in enumerate(example.outputs, start=1)
+        )
+        notes.append(f"re-run outputs of {example.id}: {shown}")
     return notes
+
+
+def _quoted(text: str) -> str:
+    clipped = text if len(text) <= RERUN_OUTPUT_CHARS else text[:RERUN_OUTPUT_CHARS] + "…"
+    return repr(clipped)
+
+
+def budget_sentence(budget: BudgetUse | None) -> str:
+    """``budget: $0.0123 spent of $5.00 (0.2 %), 14 paid calls`` ("" without a budget)."""
+    if budget is None:
+        return ""
+    share = 100.0 * budget.spent_usd / budget.max_usd if budget.max_usd else 0.0
+    text = (
+        f"budget: ${budget.spent_usd:,.4f} spent of ${budget.max_usd:,.2f} ({share:.1f} %),"
+        f" {wording.plural(budget.calls, 'paid call')}"
+    )
+    if budget.stopped:
+        left = budget.max_usd - budget.spent_usd
+        text += f"; stopped before a call that would exceed it, ${left:,.4f} left"
+    return text
 
 
 def judge_tally(summary: MetricSummary) -> str | None:

@@ -38,8 +38,14 @@ from goldgate.report.formatting import (
     sparkline,
     trend_text,
 )
+from goldgate.report.must_pass_view import MustPassRow, failing_rows
 from goldgate.report.ranking import Moves, _gated, ranking_metrics
-from goldgate.report.sentences import check_sentence, judge_tally, suite_notes
+from goldgate.report.sentences import (
+    budget_sentence,
+    check_sentence,
+    judge_tally,
+    suite_notes,
+)
 
 # When a metric has several checks, the row shows the one that matters most.
 _STATUS_RANK = {
@@ -157,6 +163,10 @@ class ReportView:
     n_checks: int
     hints: tuple[str, ...]
     errors: tuple[str, ...]
+    #: the must-pass examples that failed, each with its score, output and reference
+    must_pass_failures: tuple[MustPassRow, ...] = ()
+    #: the run's spend against its budget ("" when no budget is set)
+    budget: str = ""
 
 
 def build_view(result: RunResult) -> ReportView:
@@ -194,6 +204,8 @@ def build_view(result: RunResult) -> ReportView:
         n_checks=len(checks),
         hints=tuple(result.hints),
         errors=tuple(result.errors),
+        must_pass_failures=failing_rows(result),
+        budget=budget_sentence(result.budget),
     )
 
 

@@ -192,6 +192,18 @@ class OutputCache:
         return fd
 
 
+def keep_for_resume(cache_dir: Path, suite: str, identity_hex: str) -> None:
+    """Put a finished cache of ``suite`` (system identity digest ``identity_hex``) back where
+    the next run resumes it: its outputs were obtained, but the run stopped before scoring
+    them (on its budget), so they have not been scored yet. Never replaces a newer file."""
+    directory = cache_dir / "cache"
+    path = directory / f"{suite}-{identity_hex[:16]}.jsonl"
+    last = directory / f"{suite}-{identity_hex[:16]}.last.jsonl"
+    with contextlib.suppress(OSError), locked(directory):
+        if last.exists() and not path.exists():
+            os.replace(last, path)
+
+
 def read_entries(path: Path) -> dict[CacheKey, str]:
     """The entries of a cache file; damaged or partial lines are skipped, later lines win."""
     entries: dict[CacheKey, str] = {}

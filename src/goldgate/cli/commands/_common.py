@@ -170,7 +170,8 @@ METRIC_HEADER = ["metric", "baseline", "current", "delta", "interval"]
 def summary(result: RunResult) -> str:
     """The short plain-text summary a command prints: verdict, per-suite table, problems."""
     from goldgate.model.result import CheckStatus
-    from goldgate.report.sentences import suite_notes
+    from goldgate.report.must_pass_view import terminal_lines
+    from goldgate.report.sentences import budget_sentence, suite_notes
 
     checks = result.checks()
     head = f"goldgate: {result.verdict.value.upper()}"
@@ -184,6 +185,8 @@ def summary(result: RunResult) -> str:
     if result.errors:
         head += f"; {plural(len(result.errors), 'suite')} in error"
     lines = [head]
+    if result.budget is not None:
+        lines.append(budget_sentence(result.budget))
     for suite in result.suites:
         lines.append("")
         lines.append(
@@ -197,6 +200,8 @@ def summary(result: RunResult) -> str:
         for check in suite.checks:
             if check.status in (CheckStatus.FAIL, CheckStatus.FORGIVEN, CheckStatus.IMPROVED):
                 lines.append(f"  {check.status.value.upper()}: {check.message}")
+                if check.status is CheckStatus.FAIL and check.must_pass is not None:
+                    lines += terminal_lines(check)
     for hint in result.hints:
         lines.append(f"hint: {hint}")
     return "\n".join(lines)

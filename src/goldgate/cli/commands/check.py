@@ -42,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
                 " --new-only` to add them)"
             )
         console.out(f"ok: suite {suite.suite}: {plural(suite.n_examples, 'example')}, {state}")
+        for warning in suite.warnings:
+            console.err(f"goldgate: warning: {warning}")
     if problems:
         have = "has" if problems == 1 else "have"
         console.err(f"goldgate check: {problems} of {plural(len(found), 'suite')} {have} problems")

@@ -38,7 +38,9 @@ import numpy.typing as npt
 from goldgate.errors import GoldgateError, MetricError
 from goldgate.metrics.base import MetricOptions, option, ratio_scores
 from goldgate.metrics.batch import Batch, BatchMetric, BatchStats, CallTally
+from goldgate.metrics.budget import Budget, BudgetExceeded, current_budget
 from goldgate.metrics.semantic.judge_cache import JudgmentCache, request_key
+from goldgate.metrics.semantic.judge_costs import CallCosts
 from goldgate.metrics.semantic.judge_http import (
     CallStats,
     Endpoint,
@@ -298,7 +300,15 @@ class LLMJudge(BatchMetric[JudgeOptions]):
         jobs = {key: job for key, job in bodies.items() if cache.get(key) is None}
         self.cache_hits += sum(cache.get(key) is not None for row in keys for key in row)
         if jobs:
-            self._ask(endpoint, cache, jobs, batch)
+            budget = current_budget()
+            costs = None
+            if budget is not None:  # estimated from the judgments cached, then this run's
+                costs = CallCosts(o.price_input_per_mtok, o.price_output_per_mtok, o.max_tokens)
+                for key, (_, body) in bodies.items():
+                    known = cache.get(key)
+                    if known is not None:
+                        costs.observe(body, known)
+            self._ask(endpoint, cache, jobs, batch, budget, costs)
         rows = []
         notes: list[str | None] = []
         for row in keys:
@@ -322,11 +332,26 @@ class LLMJudge(BatchMetric[JudgeOptions]):
         cache: JudgmentCache,
         jobs: dict[str, tuple[int, dict[str, Any]]],
         batch: Batch,
+        budget: Budget | None = None,
+        costs: CallCosts | None = None,
     ) -> None:
-        """Run the jobs ``concurrency`` at a time; the first failure stops new ones."""
+        """Run the jobs ``concurrency`` at a time; the first failure stops new ones. With a
+        ``budget``, each call books its estimated cost first, and is not made past it."""
 
         def one(key: str, body: dict[str, Any]) -> None:
-            cache.put(key, judge_once(endpoint, body, self.parse, self.calls))
+            if budget is None or costs is None:
+                cache.put(key, judge_once(endpoint, body, self.parse, self.calls))
+                return
+            estimate = costs.estimate(body)
+            budget.reserve(estimate, f"llm_judge, example {batch.example_id(jobs[key][0])!r}")
+            try:
+                judgment = judge_once(endpoint, body, self.parse, self.calls)
+            except BaseException:
+                budget.release(estimate)
+                raise
+            budget.settle(estimate, costs.cost(judgment))
+            costs.observe(body, judgment)
+            cache.put(key, judgment)
 
         with ThreadPoolExecutor(max_workers=self.options.concurrency) as pool:
             futures: dict[Future[None], int] = {
@@ -344,6 +369,8 @@ class LLMJudge(BatchMetric[JudgeOptions]):
         # The pool has let the calls in flight finish (and be cached); of the failures, the
         # first example's is reported, so the message does not depend on thread timing.
         failed = [f for f in futures if not f.cancelled() and f.exception() is not None]
+        if budget is not None and any(isinstance(f.exception(), BudgetExceeded) for f in failed):
+            raise BudgetExceeded(budget.message())  # what was spent once the calls in flight ended
         if failed:
             first = min(failed, key=lambda f: futures[f])
             exc = first.exception()

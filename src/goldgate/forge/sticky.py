@@ -12,6 +12,7 @@ import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from goldgate.report.markdown import MARKER as REPORT_MARKER
@@ -84,3 +85,17 @@ def find_own_comment(
         if legacy is None and REPORT_MARKER in body and "<!-- goldgate-comment key=" not in body:
             legacy = comment
     return legacy
+
+
+def repository_path(goldens: str, root: Path | None, workspace: Path | None) -> str:
+    """The golden file's path from the repository root, where the code host looks for it.
+
+    ``goldens`` is relative to the project root, which is not the repository's when the
+    project lives in a subdirectory (the Action's ``working-directory``, a GitLab job's ``cd``).
+    """
+    if root is None or workspace is None:
+        return goldens
+    try:
+        return (root / goldens).resolve().relative_to(workspace.resolve()).as_posix()
+    except (ValueError, OSError):
+        return goldens

@@ -25,6 +25,7 @@ from goldgate.forge.sticky import (
     CommentResult,
     comment_marker,
     find_own_comment,
+    repository_path,
 )
 from goldgate.forge.sticky import fit_comment as fit_comment_to
 from goldgate.io.inputs import read_regular
@@ -243,20 +244,6 @@ def _worst_example(suite: SuiteResult, metric: str, tag: str | None = None) -> E
     return None if worst is None else table[worst]
 
 
-def _repository_path(goldens: str, root: Path | None, workspace: Path | None) -> str:
-    """The golden file's path from the repository root, where GitHub looks for it.
-
-    ``goldens`` is relative to the project root, which is not the repository's when the
-    project lives in a subdirectory (the action's ``working-directory``).
-    """
-    if root is None or workspace is None:
-        return goldens
-    try:
-        return (root / goldens).resolve().relative_to(workspace.resolve()).as_posix()
-    except (ValueError, OSError):
-        return goldens
-
-
 def annotation_lines(
     result: RunResult, *, root: Path | None = None, workspace: Path | None = None
 ) -> list[str]:
@@ -268,7 +255,7 @@ def annotation_lines(
     """
     lines = []
     for suite in result.suites:
-        goldens = _repository_path(suite.goldens, root, workspace)
+        goldens = repository_path(suite.goldens, root, workspace)
         if suite.error:
             lines.append(
                 console.workflow_command(
@@ -446,7 +433,7 @@ def publish(
     is ``GOLDGATE_COMMENT_KEY`` or else the configuration's path in the repository.
     """
     env.check_files()
-    key = _repository_path(result.config, root, env.workspace) if result.config else ""
+    key = repository_path(result.config, root, env.workspace) if result.config else ""
     comment_result = upsert_comment(env, markdown, key=key) if comment else None
     if env.step_summary is not None:
         summary = markdown

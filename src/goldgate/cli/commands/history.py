@@ -61,6 +61,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " flaky examples",
     )
     parser.add_argument(
+        "--from",
+        dest="exported",
+        type=Path,
+        metavar="FILE",
+        help="read the runs from FILE, lines that --export-last printed (a history branch's"
+        " goldgate-history.jsonl), instead of the local store",
+    )
+    parser.add_argument(
         "--site",
         type=Path,
         metavar="DIR",
@@ -119,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         since=since,
         branch=args.branch,
         last=args.last or None,
+        exported=args.exported,
     )
     for warning in view.warnings:
         console.err(f"goldgate: {console.inline(warning)}")

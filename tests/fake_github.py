@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.fake_http import JsonHandler, serving
 
 
 @dataclass
@@ -51,20 +52,7 @@ class FakeGitHub:
 
 
 def _handler(state: FakeGitHub) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:  # keep test output quiet
-            pass
-
-        def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for key, value in (headers or {}).items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(data)
-
+    class Handler(JsonHandler):
         def _login(self) -> str:
             token = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
             return state.users.get(token, "github-actions[bot]")
@@ -165,12 +153,5 @@ def _handler(state: FakeGitHub) -> type[BaseHTTPRequestHandler]:
 def fake_github(**settings: Any) -> Iterator[FakeGitHub]:
     """Serve a FakeGitHub on an ephemeral loopback port for the duration of the block."""
     state = FakeGitHub(**settings)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(state, _handler(state)):
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()

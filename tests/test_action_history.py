@@ -94,9 +94,16 @@ def test_default_branch_runs_append_and_pull_requests_do_not(
     assert all(line["commit"] == head and line["verdict"] == "pass" for line in lines)
     suites = {score["suite"] for score in lines[0]["scores"]}  # type: ignore[union-attr]
     assert suites == {"qa", "translate"}
-    # the history branch holds only the data file, and main is untouched
+    # the history branch holds the data file and the history site drawn from it
     files = git(origin, "ls-tree", "--name-only", f"refs/heads/{BRANCH}").split()
-    assert files == ["goldgate-history.jsonl"]
+    assert files == [
+        "goldgate-history.jsonl",
+        "index.html",
+        "suite-qa.html",
+        "suite-translate.html",
+    ]
+    index = git(origin, "show", f"refs/heads/{BRANCH}:index.html")
+    assert "2 recorded runs" in index and 'href="suite-qa.html"' in index
 
     # a pull request, another branch, or no history-branch: nothing is written
     pr = _run(

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from goldgate.github.pull_request import (
-    COMMENT_MARKER,
     MAX_COMMENT_CHARS,
     CommentOutcome,
     GitHubEnvironment,
@@ -30,6 +29,7 @@ from goldgate.model.result import (
     SuiteResult,
     Verdict,
 )
+from goldgate.report.markdown import MARKER as COMMENT_MARKER
 from tests.fake_github import FakeGitHub, fake_github
 
 TOKEN = "ghs_secret_token_value_123"

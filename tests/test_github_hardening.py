@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from goldgate.cli.main import main
-from goldgate.github.pull_request import ACTIONS_BOT, COMMENT_MARKER, MAX_PAGES, comment_marker
+from goldgate.forge.rest import MAX_PAGES
+from goldgate.github.pull_request import ACTIONS_BOT, comment_marker
+from goldgate.report.markdown import MARKER as COMMENT_MARKER
 from tests.fake_github import FakeGitHub, fake_github
 from tests.test_github import regressed_result
 
@@ -265,15 +267,14 @@ def test_an_api_url_that_is_not_a_url_is_a_warning(
 
 def test_pagination_stops_when_its_time_is_up(project: Path) -> None:
     """The time budget, with a clock that jumps a minute per look (no real waiting)."""
-    from goldgate.github.pull_request import MAX_SEARCH_S, _Api, _ApiError, _existing_comments
+    from goldgate.forge.rest import MAX_SEARCH_S, ApiError
+    from goldgate.github.pull_request import _api
 
     ticks = iter(range(0, 10_000, 60))
     with fake_github(endless_pages=True) as api:
-        client = _Api(api.url, TOKEN)
-        with pytest.raises(_ApiError, match="kept paginating"):
+        client = _api(api.url, TOKEN)
+        with pytest.raises(ApiError, match="kept paginating"):
             list(
-                _existing_comments(
-                    client, "/repos/acme/app/issues/7/comments", clock=lambda: float(next(ticks))
-                )
+                client.pages("/repos/acme/app/issues/7/comments", clock=lambda: float(next(ticks)))
             )
     assert len(api.calls) == int(MAX_SEARCH_S // 60)

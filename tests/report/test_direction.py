@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from goldgate.cli.commands._common import summary
 from goldgate.model.config_loading import load_config
 from goldgate.model.result import CheckStatus, RunResult, Verdict
 from goldgate.report.markdown import ident
+from goldgate.report.text import summary
 from goldgate.runner import bless, run
 
 # Lower-is-better metrics: TER, and the test-only error rate (binary, so flips count too).

@@ -72,3 +72,30 @@ def test_illegal_xml_characters_are_replaced() -> None:
     result = result.model_copy(update={"suites": [suite, *result.suites[1:]]})
     text = render(result, "junit")
     assert "bad \ufffd\ufffd char" in ET.fromstring(text).find(".//failure").get("message")  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_metric_s_numbers_are_suite_properties(kind: str) -> None:
+    result = make_result(kind)  # type: ignore[arg-type]
+    root = ET.fromstring(_render(kind))
+    for suite in result.suites:
+        element = root.find(f"testsuite[@name='goldgate.{suite.name}']")
+        assert element is not None
+        properties = {p.get("name"): p.get("value") for p in element.iter("property")}
+        assert properties["verdict"] == suite.verdict.value
+        for prefix, metrics in [("", suite.metrics)] + [
+            (f"slice.{s.tag}.", s.metrics) for s in suite.slices
+        ]:
+            for m in metrics:
+                name = f"{prefix}metric.{m.metric}."
+                assert float(properties[name + "score"]) == pytest.approx(m.current, abs=0.005)
+                for key, value in (("baseline", m.baseline), ("delta", m.delta)):
+                    if value is None:
+                        assert name + key not in properties
+                    else:
+                        assert float(properties[name + key]) == pytest.approx(value, abs=0.005)
+                if m.interval is not None:
+                    low = float(properties[name + "interval_low"])
+                    assert low == pytest.approx(m.interval.low, abs=0.005)
+                    assert properties[name + "interval_level"] == f"{m.interval.level:g}"
+                assert (name + "direction" in properties) is (not m.higher_is_better)

@@ -17,11 +17,11 @@ from tests.report.fixtures import make_result
 
 def test_writes_each_format(tmp_path: Path) -> None:
     result = make_result("regressed")
-    paths = write_reports(result, tmp_path / "out", ["md", "html", "json", "junit"])
+    paths = write_reports(result, tmp_path / "out", FORMATS)
     names = [FILENAMES[f] for f in FORMATS]
     names.insert(names.index("result.json") + 1, EXAMPLES_FILE)
     assert [p.name for p in paths] == names
-    for fmt in ("md", "html", "junit"):
+    for fmt in ("md", "html", "junit", "text", "metrics"):
         assert (tmp_path / "out" / FILENAMES[fmt]).read_text(encoding="utf-8") == render(
             result, fmt
         )

@@ -9,23 +9,28 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import time
-import urllib.error
 import urllib.parse
-import urllib.request
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from goldgate.errors import InputError
+from goldgate.forge.rest import ApiError, RestApi
+from goldgate.forge.sticky import (
+    NOT_WRITTEN,
+    CommentOutcome,
+    CommentResult,
+    comment_marker,
+    find_own_comment,
+    repository_path,
+)
+from goldgate.forge.sticky import fit_comment as fit_comment_to
 from goldgate.io.inputs import read_regular
 from goldgate.model.example_table import ExampleResult, example_table
 from goldgate.model.result import CheckStatus, RunResult, SuiteResult, gain
-from goldgate.report.markdown import MARKER as COMMENT_MARKER
 from goldgate.report.markdown import prose
 from goldgate.report.ranking import gains
 from goldgate.terminal import console
@@ -33,11 +38,6 @@ from goldgate.terminal import console
 #: GitHub rejects comment bodies over 65,536 characters.
 MAX_COMMENT_CHARS = 65_000
 DEFAULT_API_URL = "https://api.github.com"
-_TIMEOUT_S = 30
-#: a ``Link: rel="next"`` chain longer than this (10,000 comments) is a misbehaving API
-MAX_PAGES = 100
-#: and so is a search for the comment that takes longer than this, whatever the page count
-MAX_SEARCH_S = 120.0
 #: who comments with the workflow's ``GITHUB_TOKEN`` (which may not read ``GET /user``)
 ACTIONS_BOT = "github-actions[bot]"
 #: a pull-request number has at most this many digits (int() refuses over 4,300)
@@ -244,20 +244,6 @@ def _worst_example(suite: SuiteResult, metric: str, tag: str | None = None) -> E
     return None if worst is None else table[worst]
 
 
-def _repository_path(goldens: str, root: Path | None, workspace: Path | None) -> str:
-    """The golden file's path from the repository root, where GitHub looks for it.
-
-    ``goldens`` is relative to the project root, which is not the repository's when the
-    project lives in a subdirectory (the action's ``working-directory``).
-    """
-    if root is None or workspace is None:
-        return goldens
-    try:
-        return (root / goldens).resolve().relative_to(workspace.resolve()).as_posix()
-    except (ValueError, OSError):
-        return goldens
-
-
 def annotation_lines(
     result: RunResult, *, root: Path | None = None, workspace: Path | None = None
 ) -> list[str]:
@@ -269,7 +255,7 @@ def annotation_lines(
     """
     lines = []
     for suite in result.suites:
-        goldens = _repository_path(suite.goldens, root, workspace)
+        goldens = repository_path(suite.goldens, root, workspace)
         if suite.error:
             lines.append(
                 console.workflow_command(
@@ -303,146 +289,26 @@ def annotation_lines(
 # -- the sticky comment -----------------------------------------------------------------------
 
 
-class CommentOutcome(StrEnum):
-    """What happened to the pull-request comment."""
-
-    CREATED = "created"
-    UPDATED = "updated"
-    NOT_A_PULL_REQUEST = "not-a-pull-request"
-    NO_TOKEN = "no-token"
-    NO_PERMISSION = "no-permission"
-    FAILED = "failed"
-
-
-@dataclass(frozen=True)
-class CommentResult:
-    """The outcome and, when it did not work, why (never containing the token)."""
-
-    outcome: CommentOutcome
-    detail: str = ""
-    url: str | None = None
-
-
-class _ApiError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(f"HTTP {status}: {message}" if status else message)
-        self.status = status
-
-
-class _Api:
-    """The few REST calls goldgate makes; every message it builds has the token redacted."""
-
-    def __init__(self, base_url: str, token: str) -> None:
-        parts = urllib.parse.urlsplit(base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise _ApiError(0, f"GITHUB_API_URL={console.inline(base_url)!s} is not an http(s) URL")
-        self.base_url = base_url
-        self._token = token
-        self._origin = (parts.scheme, parts.netloc)
-
-    def redact(self, text: str) -> str:
-        """``text`` without the token (an error body may echo the request's headers)."""
-        return text.replace(self._token, console.REDACTED) if self._token else text
-
-    def absolute(self, url: str) -> str:
-        """``url`` itself, or the API's base URL joined with a path."""
-        return url if url.startswith(("http://", "https://")) else self.base_url + url
-
-    def request(
-        self, method: str, url: str, body: Mapping[str, Any] | None = None
-    ) -> tuple[Any, dict[str, str]]:
-        url = self.absolute(url)
-        # Never send the token to another host, or over another scheme (a crafted Link header).
-        parts = urllib.parse.urlsplit(url)
-        if (parts.scheme, parts.netloc) != self._origin:
-            raise _ApiError(0, "refusing to follow a link to another host")
-        data = json.dumps(body).encode("utf-8") if body is not None else None
-        request = urllib.request.Request(url, data=data, method=method)
-        request.add_header("Authorization", f"Bearer {self._token}")
-        request.add_header("Accept", "application/vnd.github+json")
-        request.add_header("X-GitHub-Api-Version", "2022-11-28")
-        request.add_header("User-Agent", "goldgate")
-        if data is not None:
-            request.add_header("Content-Type", "application/json")
-        what = f"{method} {parts.path}"
-        try:
-            with urllib.request.urlopen(request, timeout=_TIMEOUT_S) as response:
-                payload = response.read()
-                headers = {k.lower(): v for k, v in response.headers.items()}
-        except urllib.error.HTTPError as exc:
-            raise _ApiError(exc.code, self.redact(_api_message(exc))[:200]) from None
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            reason = self.redact(str(exc))[:200]
-            raise _ApiError(0, f"cannot reach the GitHub API: {reason}") from None
-        try:
-            return (json.loads(payload) if payload else None), headers
-        except (ValueError, RecursionError):
-            raise _ApiError(
-                0, f"{what}: the API answered with something that is not JSON"
-            ) from None
-
-
-def _api_message(exc: urllib.error.HTTPError) -> str:
-    try:
-        document = json.loads(exc.read())
-        message = document.get("message", "") if isinstance(document, dict) else ""
-    except (ValueError, RecursionError, OSError):
-        message = ""
-    return str(message or exc.reason)
-
-
-def _next_link(headers: Mapping[str, str]) -> str | None:
-    for part in headers.get("link", "").split(","):
-        url, _, rel = part.partition(";")
-        if 'rel="next"' in rel:
-            return url.strip().strip("<>")
-    return None
-
-
-def _existing_comments(
-    api: _Api, path: str, *, clock: Any = time.monotonic
-) -> Iterable[dict[str, Any]]:
-    """Every comment of the issue, page by page; a page chain that never ends is an error."""
-    url: str | None = api.absolute(f"{path}?per_page=100")
-    seen: set[str] = set()
-    started = clock()
-    while url:
-        if len(seen) >= MAX_PAGES or clock() - started > MAX_SEARCH_S:
-            raise _ApiError(
-                0,
-                f"the API kept paginating ({len(seen)} pages in {clock() - started:.0f} s);"
-                " stopped looking for goldgate's comment",
-            )
-        if url in seen:
-            raise _ApiError(0, "the API's pages link back to one already read; stopped")
-        seen.add(url)
-        page, headers = api.request("GET", url)
-        if not isinstance(page, list) or not all(isinstance(c, dict) for c in page):
-            raise _ApiError(0, f"GET {path}: the API answered with something that is not a list")
-        yield from page
-        url = _next_link(headers)
-
-
-def comment_marker(key: str) -> str:
-    """The hidden line that tells goldgate's comment for ``key`` apart from any other."""
-    # Quoted so that the key can neither close the HTML comment nor span lines.
-    quoted = urllib.parse.quote(key, safe="/.@_+=:").replace("-", "%2D")
-    return f"<!-- goldgate-comment key={quoted} -->"
+def _api(base_url: str, token: str) -> RestApi:
+    return RestApi(
+        base_url,
+        token,
+        {
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": "2022-11-28",
+        },
+        name="GitHub",
+        url_variable="GITHUB_API_URL",
+    )
 
 
 def fit_comment(markdown: str, key: str = "") -> str:
     """The markers plus the report, cut (never the verdict at its top) to GitHub's limit."""
-    body = markdown if COMMENT_MARKER in markdown else f"{COMMENT_MARKER}\n{markdown}"
-    body = f"{comment_marker(key)}\n{body}"
-    if len(body) <= MAX_COMMENT_CHARS:
-        return body
-    note = (
-        "\n\n_… the report was cut to fit a comment; the job summary and artifact have it all._\n"
-    )
-    return body[: MAX_COMMENT_CHARS - len(note)] + note
+    return fit_comment_to(markdown, key, MAX_COMMENT_CHARS, "the job summary and artifact")
 
 
-def _identity(api: _Api, env: GitHubEnvironment) -> str:
+def _identity(api: RestApi, env: GitHubEnvironment) -> str:
     """The login comments made with this token carry.
 
     A personal access token can read ``GET /user``; the workflow's ``GITHUB_TOKEN`` (an
@@ -452,13 +318,13 @@ def _identity(api: _Api, env: GitHubEnvironment) -> str:
         return env.comment_author
     try:
         user, _ = api.request("GET", "/user")
-    except _ApiError as exc:
+    except ApiError as exc:
         if exc.status in (401, 403, 404):
             return ACTIONS_BOT
         raise
     login = user.get("login") if isinstance(user, dict) else None
     if not isinstance(login, str) or not login:
-        raise _ApiError(0, "GET /user: the API answered without a login")
+        raise ApiError(0, "GET /user: the API answered without a login")
     return login
 
 
@@ -466,26 +332,6 @@ def _author(comment: Mapping[str, Any]) -> str | None:
     user = comment.get("user")
     login = user.get("login") if isinstance(user, dict) else None
     return login if isinstance(login, str) else None
-
-
-def _find_own_comment(
-    comments: Iterable[dict[str, Any]], me: str, marker: str
-) -> dict[str, Any] | None:
-    """Our comment for this key; else our comment from before keys existed; else None.
-
-    Only a comment ``me`` wrote counts: anyone can paste the marker into a comment of theirs.
-    """
-    legacy = None
-    for comment in comments:
-        body = comment.get("body")
-        if _author(comment) != me or not isinstance(body, str):
-            continue
-        first_line = body.split("\n", 1)[0]
-        if first_line == marker:
-            return comment
-        if legacy is None and COMMENT_MARKER in body and "<!-- goldgate-comment key=" not in body:
-            legacy = comment
-    return legacy
 
 
 def upsert_comment(env: GitHubEnvironment, markdown: str, *, key: str = "") -> CommentResult:
@@ -509,8 +355,8 @@ def upsert_comment(env: GitHubEnvironment, markdown: str, *, key: str = "") -> C
     body = fit_comment(markdown, key)
     issue_path = f"/repos/{urllib.parse.quote(env.repository)}/issues/{number}/comments"
     try:
-        api = _Api(env.api_url, env.token)
-    except _ApiError as exc:
+        api = _api(env.api_url, env.token)
+    except ApiError as exc:
         return CommentResult(CommentOutcome.FAILED, str(exc))
     try:
         if run_head is not None:
@@ -519,8 +365,8 @@ def upsert_comment(env: GitHubEnvironment, markdown: str, *, key: str = "") -> C
             mismatch = _other_head(api, env.repository, number, run_head)
             if mismatch is not None:
                 return CommentResult(CommentOutcome.FAILED, mismatch)
-        ours = _find_own_comment(
-            _existing_comments(api, issue_path), _identity(api, env), comment_marker(key)
+        ours = find_own_comment(
+            api.pages(issue_path), _identity(api, env), comment_marker(key), _author
         )
         if ours is not None and isinstance(ours.get("id"), int):
             try:
@@ -530,19 +376,19 @@ def upsert_comment(env: GitHubEnvironment, markdown: str, *, key: str = "") -> C
                     {"body": body},
                 )
                 return CommentResult(CommentOutcome.UPDATED, url=_html_url(updated))
-            except _ApiError as exc:
+            except ApiError as exc:
                 if exc.status not in (403, 404, 422):
                     raise
                 # Not ours to edit after all (or gone): a new comment still carries the report.
         created, _ = api.request("POST", issue_path, {"body": body})
         return CommentResult(CommentOutcome.CREATED, url=_html_url(created))
-    except _ApiError as exc:
+    except ApiError as exc:
         if exc.status in (401, 403, 404):
             return CommentResult(CommentOutcome.NO_PERMISSION, str(exc))
         return CommentResult(CommentOutcome.FAILED, str(exc))
 
 
-def _other_head(api: _Api, repository: str, number: int, run_head: str) -> str | None:
+def _other_head(api: RestApi, repository: str, number: int, run_head: str) -> str | None:
     """Why pull request ``number`` is not the one whose head the run built, or None if it is."""
     pull, _ = api.request("GET", f"/repos/{urllib.parse.quote(repository)}/pulls/{number}")
     head = pull.get("head") if isinstance(pull, dict) else None
@@ -587,15 +433,11 @@ def publish(
     is ``GOLDGATE_COMMENT_KEY`` or else the configuration's path in the repository.
     """
     env.check_files()
-    key = _repository_path(result.config, root, env.workspace) if result.config else ""
+    key = repository_path(result.config, root, env.workspace) if result.config else ""
     comment_result = upsert_comment(env, markdown, key=key) if comment else None
     if env.step_summary is not None:
         summary = markdown
-        if comment_result is not None and comment_result.outcome in (
-            CommentOutcome.NO_PERMISSION,
-            CommentOutcome.NO_TOKEN,
-            CommentOutcome.FAILED,
-        ):
+        if comment_result is not None and comment_result.outcome in NOT_WRITTEN:
             summary += (
                 "\n\n> [!NOTE]\n> goldgate could not comment on this pull request "
                 f"({prose(comment_result.detail)}). A pull request from a fork gets a read-only "

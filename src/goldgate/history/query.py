@@ -86,13 +86,21 @@ def load_history(
     branch: str | None = None,
     last: int | None = 10,
     flaky: bool = True,
+    exported: Path | None = None,
 ) -> HistoryView:
-    """Read the store (if any) and the baseline's git history, filtered alike."""
+    """Read the store (if any; or the ``exported`` runs file instead) and the baseline's git
+    history, filtered alike."""
     warnings: list[str] = []
     rows: list[HistoryRow] = []
     found_flaky: list[FlakyExample] = []
     path = config.history.path if config.history is not None else None
-    if path is not None and Path(path).exists():
+    if exported is not None:
+        from goldgate.history.exported import read_exported
+
+        rows, warnings = read_exported(
+            exported, suites=suites, metrics=metrics, since=since, branch=branch, last=last
+        )
+    elif path is not None and Path(path).exists():
 
         def read(store: HistoryStore) -> tuple[list[HistoryRow], list[FlakyExample]]:
             found = store.rows(

@@ -378,7 +378,7 @@ class HistoryStore:
             )
         rows = []
         for row in found:
-            checked = _checked_row(row)
+            checked = checked_row(row)
             if isinstance(checked, str):
                 self.set_aside.append(
                     f"run {_shown(row[0])}, {_shown(row[8])} {_shown(row[9])}: {checked}"
@@ -449,7 +449,7 @@ _ROW_COLUMNS: tuple[tuple[str, tuple[type, ...]], ...] = (
 )
 
 
-def _checked_row(row: Sequence[object]) -> HistoryRow | str:
+def checked_row(row: Sequence[object]) -> HistoryRow | str:
     """A row of ``rows`` as a :class:`HistoryRow`, or why it is not what goldgate writes
     (sqlite keeps any value in any column): every text a text, every number finite."""
     if type(row[0]) is not int:

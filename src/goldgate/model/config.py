@@ -382,7 +382,7 @@ class EngineConfig(_Model):
         return self.dask.address if self.dask is not None else None
 
 
-ReportFormat = Literal["md", "html", "json", "junit"]
+ReportFormat = Literal["md", "html", "json", "junit", "text", "metrics"]
 ALL_REPORT_FORMATS: tuple[ReportFormat, ...] = ("md", "html", "json", "junit")
 
 

@@ -1,4 +1,5 @@
-"""Reports of a gate run: Markdown, HTML, JUnit XML and JSON, all rendered from a RunResult.
+"""Reports of a gate run: Markdown, HTML, JUnit XML, JSON, plain text and OpenMetrics, all
+rendered from a RunResult.
 
 Reporters only display: the verdict and every check status are decided before rendering.
 The same result renders to the same bytes.
@@ -20,6 +21,8 @@ FILENAMES: dict[str, str] = {
     "html": "report.html",
     "json": "result.json",
     "junit": "junit.xml",
+    "text": "report.txt",
+    "metrics": "metrics.txt",
 }
 FORMATS = tuple(FILENAMES)
 
@@ -38,6 +41,14 @@ def _renderer(fmt: str) -> Callable[[RunResult], str]:
         from goldgate.report.junit import render_junit
 
         return render_junit
+    if fmt == "text":
+        from goldgate.report.text import render_text
+
+        return render_text
+    if fmt == "metrics":
+        from goldgate.report.openmetrics import render_openmetrics
+
+        return render_openmetrics
     if fmt == "json":
         return RunResult.to_json
     raise ConfigError(
@@ -47,7 +58,8 @@ def _renderer(fmt: str) -> Callable[[RunResult], str]:
 
 
 def render(result: RunResult, fmt: str) -> str:
-    """Render a result in one format: ``md``, ``html``, ``json`` or ``junit``."""
+    """Render a result in one format: ``md``, ``html``, ``json``, ``junit``, ``text`` or
+    ``metrics``."""
     return _renderer(fmt)(result)
 
 

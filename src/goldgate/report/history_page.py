@@ -251,16 +251,24 @@ def flaky_rows(flaky: list[FlakyExample]) -> list[dict[str, object]]:
     ]
 
 
-def render_history_page(view: HistoryView) -> str:
-    """The page's HTML."""
+def page_style_and_csp() -> tuple[str, str]:
+    """The history pages' stylesheet and the Content Security Policy that allows it alone."""
     env = environment()
     style = env.get_template("style.css.j2").render() + env.get_template("history.css.j2").render()
     csp = (
         "default-src 'none'; script-src 'none'; "
         f"style-src {_csp_hash(style)}; img-src data:; base-uri 'none'; form-action 'none'"
     )
+    return style, csp
+
+
+def render_history_page(view: HistoryView, **site: object) -> str:
+    """The page's HTML; ``site`` adds the history site's navigation and sections."""
+    env = environment()
+    style, csp = page_style_and_csp()
     charts = build_charts(view)
     return env.get_template("history.html.j2").render(
+        **site,
         title=view.title,
         style=style,
         csp=csp,

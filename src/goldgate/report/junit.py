@@ -3,15 +3,30 @@
 A failed check is a ``<failure>`` carrying its message; a check that could not be evaluated
 is ``<skipped>``; a suite or run that broke is an ``<error>``. A check forgiven as noise
 passes, and says so in ``<system-out>``.
+
+Each suite's ``<properties>`` carry what a CI shows without a plugin: the verdict, the golden
+set, and per metric (and per tag slice) its score, baseline, delta and confidence interval in
+points, as plain ASCII numbers (``metric.bleu.score``, ``slice.short.metric.bleu.delta``).
+Properties sit on the ``<testsuite>``: the common schema (Jenkins' junit-10.xsd) has none on
+a ``<testcase>``.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 
-from goldgate.model.result import CheckResult, CheckStatus, RunResult, SuiteResult
-from goldgate.report.formatting import fmt_delta, fmt_interval, fmt_points, fmt_threshold
+from goldgate.model.result import CheckResult, CheckStatus, MetricSummary, RunResult, SuiteResult
+from goldgate.report.formatting import (
+    DECIMALS,
+    fmt_delta,
+    fmt_interval,
+    fmt_points,
+    fmt_threshold,
+    round_points,
+)
 
 # Characters XML 1.0 cannot carry, even escaped.
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|[\ud800-\udfff]")
@@ -86,18 +101,53 @@ def _must_pass_cases(parent: ET.Element, classname: str, check: CheckResult) -> 
     return kinds
 
 
+def _number(value: float | None) -> str | None:
+    """A score in points for a machine to read: ASCII, rounded as the reports round."""
+    if value is None or not math.isfinite(value):
+        return None
+    rounded = round_points(value)
+    return f"{0 if rounded == 0 else rounded:.{DECIMALS}f}"
+
+
+def _metric_properties(prefix: str, metrics: Sequence[MetricSummary]) -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str | None]] = []
+    for summary in metrics:
+        name = f"{prefix}metric.{summary.metric}."
+        interval = summary.interval
+        pairs += [
+            (name + "score", _number(summary.current)),
+            (name + "baseline", _number(summary.baseline)),
+            (name + "delta", _number(summary.delta)),
+            (name + "interval_low", _number(None if interval is None else interval.low)),
+            (name + "interval_high", _number(None if interval is None else interval.high)),
+            (name + "interval_level", None if interval is None else f"{interval.level:g}"),
+        ]
+        if not summary.higher_is_better:
+            pairs.append((name + "direction", "lower is better"))
+    return [(name, value) for name, value in pairs if value is not None]
+
+
+def suite_properties(suite: SuiteResult) -> list[tuple[str, str]]:
+    """The suite's ``<property>`` names and values, in order."""
+    pairs = [
+        ("verdict", suite.verdict.value),
+        ("goldens", suite.goldens),
+        ("golden_hash", suite.golden_hash),
+        ("examples", str(suite.n_examples)),
+    ]
+    pairs += _metric_properties("", suite.metrics)
+    for piece in suite.slices:
+        pairs += _metric_properties(f"slice.{piece.tag}.", piece.metrics)
+    return pairs
+
+
 def _suite(root: ET.Element, suite: SuiteResult, timestamp: str) -> dict[str, int]:
     classname = _clean(f"goldgate.{suite.name}")
     element = ET.SubElement(root, "testsuite", {"name": classname})
     counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     properties = ET.SubElement(element, "properties")
-    for name, value in (
-        ("verdict", suite.verdict.value),
-        ("goldens", suite.goldens),
-        ("golden_hash", suite.golden_hash),
-        ("examples", str(suite.n_examples)),
-    ):
-        ET.SubElement(properties, "property", {"name": name, "value": _clean(value)})
+    for name, value in suite_properties(suite):
+        ET.SubElement(properties, "property", {"name": _clean(name), "value": _clean(value)})
     for check in suite.checks:
         if check.must_pass is not None and check.must_pass.examples:
             for kind in _must_pass_cases(element, classname, check):

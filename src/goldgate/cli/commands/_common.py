@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goldgate.metrics import PARALLEL_MIN_EXAMPLES
-from goldgate.wording import plural
+
+# the commands' table helpers, kept in terminal/ (cheap to import, shared with report/)
+from goldgate.terminal.tables import number as number
+from goldgate.terminal.tables import signed as signed
+from goldgate.terminal.tables import table as table
 
 if TYPE_CHECKING:
     from goldgate.model.config import Config
-    from goldgate.model.result import Interval, MetricSummary, RunResult
+    from goldgate.model.result import RunResult
     from goldgate.terminal.progress import ProgressReporter
 
 
@@ -129,84 +132,6 @@ def progress(args: argparse.Namespace) -> ProgressReporter:
     return make_progress(sys.stderr)
 
 
-def number(value: float | None) -> str:
-    """A score in points for a table, or a dash."""
-    return "-" if value is None else f"{value:.2f}"
-
-
-def signed(value: float | None) -> str:
-    """A delta in points for a table, or a dash."""
-    return "-" if value is None else f"{value:+.2f}"
-
-
-def interval(value: Interval | None) -> str:
-    """A confidence interval for a table, or a dash."""
-    return "-" if value is None else f"[{value.low:+.2f}, {value.high:+.2f}]"
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "  ") -> str:
-    """A left-aligned first column and right-aligned numbers, padded to the widest cell."""
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    lines = []
-    for row in [header, *rows]:
-        cells = [
-            cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row)
-        ]
-        lines.append(indent + "  ".join(cells).rstrip())
-    return "\n".join(lines)
-
-
-def metric_rows(metrics: Sequence[MetricSummary]) -> list[list[str]]:
-    """Rows of metric, baseline, current, delta and interval."""
-    return [
-        [m.label, number(m.baseline), m.current_text(number), signed(m.delta), interval(m.interval)]
-        for m in metrics
-    ]
-
-
-METRIC_HEADER = ["metric", "baseline", "current", "delta", "interval"]
-
-
-def summary(result: RunResult) -> str:
-    """The short plain-text summary a command prints: verdict, per-suite table, problems."""
-    from goldgate.model.result import CheckStatus
-    from goldgate.report.must_pass_view import terminal_lines
-    from goldgate.report.sentences import budget_sentence, suite_notes
-
-    checks = result.checks()
-    head = f"goldgate: {result.verdict.value.upper()}"
-    counts = [
-        f"{sum(c.status is status for c in checks)} {status.value}"
-        for status in CheckStatus
-        if any(c.status is status for c in checks)
-    ]
-    if counts:
-        head += f" ({plural(len(checks), 'check')}: {', '.join(counts)})"
-    if result.errors:
-        head += f"; {plural(len(result.errors), 'suite')} in error"
-    lines = [head]
-    if result.budget is not None:
-        lines.append(budget_sentence(result.budget))
-    for suite in result.suites:
-        lines.append("")
-        lines.append(
-            f"suite {suite.name}: {suite.verdict.value} ({plural(suite.n_examples, 'example')})"
-        )
-        lines += [f"  note: {note}" for note in suite_notes(suite)]
-        if suite.error:
-            lines.append(f"  error: {suite.error}")
-            continue
-        lines.append(table(METRIC_HEADER, metric_rows(suite.metrics)))
-        for check in suite.checks:
-            if check.status in (CheckStatus.FAIL, CheckStatus.FORGIVEN, CheckStatus.IMPROVED):
-                lines.append(f"  {check.status.value.upper()}: {check.message}")
-                if check.status is CheckStatus.FAIL and check.must_pass is not None:
-                    lines += terminal_lines(check)
-    for hint in result.hints:
-        lines.append(f"hint: {hint}")
-    return "\n".join(lines)
-
-
 def github_mode(args: argparse.Namespace) -> bool:
     """GitHub mode: asked for with ``--github``, or on by itself inside GitHub Actions."""
     import os
@@ -243,7 +168,8 @@ def publish_to_github(
     """
     import os
 
-    from goldgate.github.pull_request import CommentOutcome, GitHubEnvironment, publish, report_url
+    from goldgate.forge.sticky import CommentOutcome
+    from goldgate.github.pull_request import GitHubEnvironment, publish, report_url
     from goldgate.report.markdown import render_markdown
     from goldgate.terminal import console
 
@@ -265,3 +191,57 @@ def publish_to_github(
         console.out(f"goldgate: pull-request comment {outcome.comment.outcome.value}")
     elif outcome.comment is not None:
         console.err(f"goldgate: no pull-request comment: {outcome.comment.detail}")
+
+
+def gitlab_mode(args: argparse.Namespace) -> bool:
+    """GitLab mode: asked for with ``--gitlab``, or on by itself inside GitLab CI."""
+    import os
+
+    return bool(getattr(args, "gitlab", False)) or os.environ.get("GITLAB_CI") == "true"
+
+
+def prepare_gitlab() -> None:
+    """Before anything else in GitLab mode: the token redacted from all output.
+
+    GitLab masks a masked CI/CD variable in the job log itself (it has no command to mask a
+    value at run time); goldgate redacts the token from everything it writes as well.
+    """
+    import os
+
+    from goldgate.terminal import console
+
+    console.add_secret(os.environ.get("GOLDGATE_GITLAB_TOKEN") or None)
+
+
+def publish_to_gitlab(
+    result: RunResult, report_dir: Path, *, note: bool, root: Path | None = None
+) -> None:
+    """The JUnit and metrics artifacts, then the sticky merge-request note (or a warning)."""
+    import os
+
+    from goldgate.forge.sticky import CommentOutcome
+    from goldgate.gitlab.merge_request import GitLabEnvironment, publish
+    from goldgate.report.markdown import render_markdown
+    from goldgate.terminal import console
+
+    env = GitLabEnvironment.from_environ(os.environ)
+    outcome = publish(
+        result,
+        render_markdown(result),
+        env,
+        report_dir=report_dir,
+        note=note,
+        root=root if root is not None else Path.cwd(),
+    )
+    for path in outcome.artifacts:
+        console.out(f"goldgate: GitLab report artifact {console.inline(str(path))}")
+    if outcome.note is None or outcome.note.outcome is CommentOutcome.NOT_A_PULL_REQUEST:
+        return
+    if outcome.note.outcome in (CommentOutcome.CREATED, CommentOutcome.UPDATED):
+        where = f": {console.inline(outcome.note.url)}" if outcome.note.url else ""
+        console.out(f"goldgate: merge-request note {outcome.note.outcome.value}{where}")
+    else:
+        console.err(
+            f"goldgate: warning: no merge-request note ({outcome.note.detail}); the report is"
+            " in this job's log and artifacts"
+        )

@@ -13,7 +13,6 @@ from goldgate.cli.commands._common import (
     add_suite_argument,
     load,
     progress,
-    summary,
 )
 from goldgate.terminal import console
 
@@ -64,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
         allow_regression=args.allow_regression,
         rerun=args.rerun or args.no_cache,
     )
+    from goldgate.report.text import summary
+
     console.out(summary(outcome.review))
     blessed = ", ".join(suite.name for suite in outcome.review.suites)
     if not outcome.written:

@@ -60,6 +60,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write a self-contained HTML page: trends with intervals, blesses, regressions,"
         " flaky examples",
     )
+    parser.add_argument(
+        "--from",
+        dest="exported",
+        type=Path,
+        metavar="FILE",
+        help="read the runs from FILE, lines that --export-last printed (a history branch's"
+        " goldgate-history.jsonl), instead of the local store",
+    )
+    parser.add_argument(
+        "--site",
+        type=Path,
+        metavar="DIR",
+        help="write a static site to publish (GitHub or GitLab Pages, any static host):"
+        " index.html and one page per suite",
+    )
 
 
 def parse_since(text: str, *, now: datetime | None = None) -> str:
@@ -112,9 +127,24 @@ def run(args: argparse.Namespace) -> int:
         since=since,
         branch=args.branch,
         last=args.last or None,
+        exported=args.exported,
     )
     for warning in view.warnings:
         console.err(f"goldgate: {console.inline(warning)}")
+    if args.site is not None:
+        from goldgate.report.history_site import INDEX, write_history_site
+
+        directory = args.site if args.site.is_absolute() else Path.cwd() / args.site
+        if directory.exists() and not directory.is_dir():
+            raise UsageError(f"{directory}: --site names a directory")
+        try:
+            paths = write_history_site(view, directory)
+        except OSError as exc:
+            raise UsageError(f"{directory}: cannot write the site: {exc.strerror or exc}") from None
+        pages = plural(len(paths), "page")
+        console.out(f"history site: {console.inline(str(directory / INDEX))} ({pages})")
+        if args.html is None:
+            return 0
     if args.html is not None:
         from goldgate.report.history_page import write_history_page
 

@@ -12,7 +12,10 @@ from goldgate.model.result import RunResult
 from goldgate.report import FORMATS, render, write_text_atomic
 from goldgate.terminal import console
 
-HELP = "Re-render a saved result (result.json) as Markdown, HTML, JUnit XML or JSON."
+HELP = (
+    "Re-render a saved result (result.json) as Markdown, HTML, JUnit XML, JSON, plain text or"
+    " OpenMetrics."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         choices=FORMATS,
         help="output format (default: md); repeat for several, which are written as"
-        " report.md, report.html, junit.xml, result.json into --output, a directory",
+        " report.md, report.html, junit.xml, result.json, report.txt, metrics.txt into --output,"
+        " a directory",
     )
     parser.add_argument(
         "--output",

@@ -14,17 +14,20 @@ from goldgate.cli.commands._common import (
     add_quiet_argument,
     add_suite_argument,
     github_mode,
+    gitlab_mode,
     load,
     prepare_github,
+    prepare_gitlab,
     progress,
     publish_to_github,
-    summary,
+    publish_to_gitlab,
 )
 from goldgate.terminal import console
 
 HELP = "Score the suites, compare them with the baseline and write the reports."
 
-FORMATS = ("md", "html", "json", "junit")
+#: report/__init__.py's FORMATS, named here so that ``--help`` imports no report module
+FORMATS = ("md", "html", "json", "junit", "text", "metrics")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,10 +68,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " annotations and one sticky pull-request comment",
     )
     parser.add_argument(
+        "--gitlab",
+        action="store_true",
+        help="GitLab mode (on by itself when GITLAB_CI=true): JUnit and metrics report"
+        " artifacts and one merge-request note, written with GOLDGATE_GITLAB_TOKEN",
+    )
+    parser.add_argument(
         "--no-comment",
         dest="comment",
         action="store_false",
-        help="in GitHub mode, do not post or update the pull-request comment",
+        help="in GitHub or GitLab mode, do not post or update the pull-request comment or"
+        " merge-request note",
     )
     add_jobs_argument(parser)
     add_dask_argument(parser)
@@ -83,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
 
     if github_mode(args):
         prepare_github()
+    if gitlab_mode(args):
+        prepare_gitlab()
     config = load(args)
     if args.report_dir is not None:
         directory = (
@@ -104,10 +116,14 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(console.json_text(result.to_json()))
             sys.stdout.flush()
     else:
+        from goldgate.report.text import summary
+
         console.out(summary(result))
         console.out(f"result: {config.report.dir / RESULT_FILENAME}")
     for error in result.errors:
         console.err(f"goldgate: error: {error}")
     if github_mode(args):
         publish_to_github(result, config.report.dir, comment=args.comment, root=config.root)
+    if gitlab_mode(args):
+        publish_to_gitlab(result, config.report.dir, note=args.comment, root=config.root)
     return result.exit_code

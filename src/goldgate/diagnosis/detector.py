@@ -34,6 +34,9 @@ class SideContext:
     # How many outputs have each whitespace-token count; a spike reveals a length cap.
     token_counts: Mapping[int, int] = field(default_factory=dict)
     size: int = 0
+    # The token counts at which outputs pile up far above their neighbours: a length cap
+    # (``detect.length_caps``); ``side_context`` fills it from ``token_counts``.
+    length_caps: frozenset[int] = frozenset()
 
 
 class Detector(Protocol):

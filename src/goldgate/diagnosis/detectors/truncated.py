@@ -1,0 +1,117 @@
+"""``truncated``: the output stops before it is finished.
+
+Present when the output leaves a code fence or a bracket open that no reference leaves open;
+or when it stops at a token count at which many outputs of the same side pile up (a length
+cap, from ``SideContext.length_caps``); or, where every reference ends a sentence and the
+output does not, when it stops mid-word (its last word is the start of a longer word of the
+references, source or blessed output), after a comma or a word that cannot end a sentence
+("the", "and", "der", "et", ...), or far shorter than the shortest reference.
+"""
+
+from __future__ import annotations
+
+from goldgate.diagnosis.detector import Example, SideContext
+from goldgate.diagnosis.detectors._text import WORD, bounded, ends_sentence, quote
+
+_PAIRS = (("(", ")"), ("[", "]"), ("{", "}"), ("（", "）"), ("【", "】"), ("「", "」"), ("«", "»"))
+_OPENERS = frozenset(opener for opener, _ in _PAIRS) | {'"'}
+
+# Words after which no sentence ends, in the languages goldgate's users write most.
+_DANGLING_WORDS = """a an the and or but of to in on at for with from by as than that which who
+    whose whom is are was were be been has have had will would can could should my your his her
+    its our their this these those very
+    der die das den dem des ein eine einen einem einer und oder aber mit von zu im für auf
+    bei nach über unter dass ist sind wird wurde
+    le la les un une des du de et ou mais avec pour dans sur par que qui est sont
+    el los las una y o pero con por para en del al es son
+    il lo gli di da per che"""
+_DANGLING = frozenset(_DANGLING_WORDS.split())
+_DANGLING_MARKS = frozenset(",;:-–—、，：；(")
+
+#: Shorter than this share of the shortest reference (in characters) counts as stopped early.
+SHORT_SHARE = 0.6
+#: A mid-word stop leaves at least this many characters of the completed word unwritten.
+MIDWORD_MISSING = 3
+
+
+def _open_bracket(text: str) -> str | None:
+    for opener, closer in _PAIRS:
+        if opener in text and text.count(opener) > text.count(closer):
+            return opener
+    return None
+
+
+def _odd_quotes(text: str) -> bool:
+    """Whether ``text`` leaves a straight or curly double quote unpaired."""
+    return text.count('"') % 2 == 1 or text.count("“") != text.count("”")
+
+
+def _completes(word: str, texts: tuple[str, ...]) -> str | None:
+    """A longer word of ``texts`` that ``word`` starts, when ``word`` itself is not one."""
+    lowered = word.lower()
+    longer = None
+    for text in texts:
+        for candidate in WORD.findall(text.lower()):
+            if candidate == lowered:
+                return None
+            if (
+                longer is None
+                and len(candidate) >= len(lowered) + MIDWORD_MISSING
+                and candidate.startswith(lowered)
+            ):
+                longer = candidate
+    return longer
+
+
+class Truncated:
+    name = "truncated"
+    version = 1
+
+    def __call__(self, example: Example, context: SideContext) -> str | None:
+        output = example.output.rstrip()
+        if not output:
+            return None
+        references = example.references
+        if (
+            "```" in output
+            and output.count("```") % 2 == 1
+            and not any(reference.count("```") % 2 == 1 for reference in references)
+        ):
+            return "code fence left open"
+        if not _OPENERS.isdisjoint(output):
+            opener = _open_bracket(output)
+            if opener is not None and not any(map(_open_bracket, references)):
+                return bounded(f"{quote(opener)} left open")
+            # A quote may open in one segment and close in the next: only when the input and
+            # every reference pair theirs.
+            if (
+                output.count('"') % 2 == 1
+                and references
+                and not any(map(_odd_quotes, references))
+                and not _odd_quotes(example.source or "")
+            ):
+                return bounded(f"{quote(chr(34))} left open")
+        if ends_sentence(output):
+            return None
+        tokens = output.split()
+        if len(tokens) in context.length_caps:
+            count = context.token_counts.get(len(tokens), 0)
+            return bounded(f"stops at {len(tokens)} tokens, like {count} outputs (a length cap)")
+        if not references or not all(ends_sentence(reference) for reference in references):
+            return None
+        last = tokens[-1]
+        shortest = min(len(reference.strip()) for reference in references)
+        if last[-1] in _DANGLING_MARKS:
+            return bounded(f"stops mid-sentence at {quote(last)}")
+        if len(tokens) > 1 and last.lower() in _DANGLING:
+            return bounded(f"stops mid-sentence after {quote(last)}")
+        if len(output) < 0.9 * shortest and last.isalpha() and len(last) >= 2:
+            texts = references + tuple(t for t in (example.source, example.blessed) if t)
+            if _completes(last, texts) is not None:
+                return bounded(f"stops mid-word at {quote(last)}")
+        if len(output) < SHORT_SHARE * shortest:
+            return bounded(f"stops mid-sentence at {quote(' '.join(tokens[-3:]))}")
+        return None
+
+
+TRUNCATED = Truncated()

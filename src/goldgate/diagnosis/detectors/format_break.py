@@ -1,10 +1,10 @@
 """``format_break``: the references share a structured shape and the output lost it.
 
 The shapes: a JSON object or array (the whole text parses as JSON), a fenced code block, a
-Markdown table (a header row and a ``|---|`` rule) and a list (two or more lines that start
-with ``-``, ``*``, ``•`` or ``1.``). Present when every reference has the same shape and the
-output does not: it is plain text, JSON that no longer parses (or wrapped in a code fence), or
-JSON of another top-level type (an array where the references are objects).
+Markdown table (a header row and a ``|---|`` rule) and a list (lines that start with ``-``,
+``*``, ``•`` or ``1.``: two or more of them, or all of the text's lines). Present when every
+reference has the same shape and the output does not: it is plain text, JSON that no longer
+parses (or wrapped in a code fence), or JSON of another top-level type (an array where the references are objects).
 """
 
 from __future__ import annotations
@@ -38,19 +38,20 @@ def shape(text: str) -> str | None:
             if isinstance(parsed, list):
                 return "a JSON array"
     if "\n" not in stripped:
-        return None
+        return "a list" if _LIST_ITEM.match(stripped) else None
     if "```" in stripped:
         return "a code block"
     if "|" in stripped and _TABLE_RULE.search(stripped):
         return "a table"
-    if len(_LIST_ITEM.findall(stripped)) >= 2:
+    items = len(_LIST_ITEM.findall(stripped))
+    if items >= 2 or (items and items == stripped.count("\n") + 1):
         return "a list"
     return None
 
 
 def _could_be_structured(text: str) -> bool:
     stripped = text.lstrip()
-    return bool(stripped) and (stripped[0] in "{[" or "\n" in stripped)
+    return bool(stripped) and (stripped[0] in "{[-*•+" or "\n" in stripped or stripped[0].isdigit())
 
 
 class FormatBreak:

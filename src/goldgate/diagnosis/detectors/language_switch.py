@@ -19,8 +19,9 @@ from goldgate.diagnosis.detectors._text import bounded
 
 #: Texts shorter than this many words are not language-identified.
 MIN_WORDS = 5
-#: The leading language needs this many distinct function words...
-MIN_HITS = 3
+#: The leading language needs this many distinct function words (a word that several
+#: languages share counts as its share for each)...
+MIN_HITS = 2.0
 #: ...and this many times as many as the runner-up.
 LEAD = 2.0
 
@@ -86,11 +87,14 @@ _FUNCTION_WORDS = {
     "English": "a the and of to in is that with for on as was are have this from by be at or an"
     " which has were it its they their not but would said been he she we you there what about"
     " will had his her more after who one also new than into other some only over can could"
-    " when them these our out up all no just do does how should",
+    " when them these our out up all no just do does how should then since ever very where"
+    " because while those before between",
     "German": "der die und den das ist nicht mit sich des auf für im dem ein eine einen auch"
     " es zu von wird wurde sind bei nach aus wie oder aber noch über dass hat sie er wir ich"
     " in an als so am vom zum zur werden haben kann nur mehr einer eines diese dieser war"
-    " sein seine ihre ihr man uns schon wenn durch unter gegen",
+    " sein seine ihre ihr man uns schon wenn durch unter gegen um hatten hatte wurden dieses"
+    " diesem allerdings sowie seit bis vor zwischen sei habe ihm ihn ihnen nun kein keine sehr"
+    " immer wieder doch jedoch dort hier heute bereits",
     "French": "le la les des est et une un du dans que qui pour pas sur au avec il elle sont ce"
     " cette mais ou nous vous leur été aux par ont en de se sa son ses plus ne être fait"
     " comme tout mais aussi deux après entre leurs lui",
@@ -118,10 +122,13 @@ def latin_language(text: str) -> str | None:
     words = _WORD.findall(text.lower())
     if len(words) < MIN_WORDS:
         return None
-    hits = [0] * len(_LANGUAGES)
+    hits = [0.0] * len(_LANGUAGES)
     for word in set(words):
-        for index in _WHICH.get(word, ()):
-            hits[index] += 1
+        which = _WHICH.get(word)
+        if which:
+            # A word of several languages counts for each, as much as its share.
+            for index in which:
+                hits[index] += 1.0 / len(which)
     ranked = sorted(range(len(hits)), key=hits.__getitem__, reverse=True)
     first, second = hits[ranked[0]], hits[ranked[1]]
     if first < MIN_HITS or first < LEAD * second:

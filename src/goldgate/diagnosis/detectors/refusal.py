@@ -35,7 +35,7 @@ _START = re.compile(
     r"|unfortunately,? i (?:can|am|could|'m|’m)"
     # German
     r"|es tut mir (?:sehr |wirklich )?leid\b|entschuldigung\b|ich entschuldige mich\b"
-    r"|(?:leider )?(?:kann|darf) ich (?:ihnen |dir )?(?:dabei |hierbei |damit )?(?:nicht|keine)"
+    r"|(?:leider )?(?:kann|darf) ich (?:ihnen |dir )?(?:[\w-]+ ){0,3}?(?:nicht|keine)\b"
     r"|ich bin (?:leider )?nicht in der lage\b"
     # French
     r"|je suis (?:vraiment |sincèrement )?(?:désolée?|navrée?)\b|désolée?[,!.]?\s"

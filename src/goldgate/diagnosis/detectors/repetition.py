@@ -9,6 +9,7 @@ span itself ("no, no, no").
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from goldgate.diagnosis.detector import Example, SideContext
@@ -28,10 +29,15 @@ MIN_DISTINCT = 0.3
 _PUNCT = ".,;:!?\"'()[]«»“”‘’„‚-–—。，、！？：；（）"
 
 
+_UNIT = re.compile(
+    r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af\u0e00-\u0e7f]|[^\s\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af\u0e00-\u0e7f]+"
+)
+
+
 def _units(text: str) -> list[str]:
-    words = text.split()
-    if len(words) == 1 and len(text) > 12 and not text.isascii():
-        return list(text.strip())  # no spaces: characters (Chinese, Japanese, Thai)
+    """Words, lowercased without surrounding punctuation; each character of a script written
+    without spaces (Chinese, Japanese, Korean, Thai) on its own."""
+    words = text.split() if text.isascii() else _UNIT.findall(text)
     return [word.strip(_PUNCT).lower() or word for word in words]
 
 
@@ -82,7 +88,7 @@ class Repetition:
         if found is not None:
             start, period, repeats = found
             span = units[start : start + period]
-            joiner = "" if len(units) > 1 and len(units[0]) == 1 and not units[0].isascii() else " "
+            joiner = "" if all(len(unit) == 1 and not unit.isascii() for unit in span) else " "
             phrase = joiner.join(span)
             for reference in example.references:
                 if phrase and (phrase + joiner) * 2 + phrase in joiner.join(_units(reference)):

@@ -1,11 +1,13 @@
 """``truncated``: the output stops before it is finished.
 
-Present when the output leaves a code fence or a bracket open that no reference leaves open;
-or when it stops at a token count at which many outputs of the same side pile up (a length
-cap, from ``SideContext.length_caps``); or, where every reference ends a sentence and the
-output does not, when it stops mid-word (its last word is the start of a longer word of the
-references, source or blessed output), after a comma or a word that cannot end a sentence
-("the", "and", "der", "et", ...), or far shorter than the shortest reference.
+Present when the output leaves a code fence or a bracket open that no reference leaves open
+(or a double quote, mid-sentence, where the input and references pair theirs); when it stops
+at a token count at which many outputs of the same side pile up (a length cap, from
+``SideContext.length_caps``); when it is the blessed output cut short (its start, where the
+blessed output went on to end a sentence); or, where every reference ends a sentence and the
+output does not, when it stops mid-word (its last word starts a longer word of the references,
+source or blessed output), after a comma or a word that cannot end a sentence ("the", "and",
+"der", "et", ...), or far shorter than the shortest reference.
 """
 
 from __future__ import annotations
@@ -17,14 +19,9 @@ _PAIRS = (("(", ")"), ("[", "]"), ("{", "}"), ("（", "）"), ("【", "】"), ("
 _OPENERS = frozenset(opener for opener, _ in _PAIRS) | {'"'}
 
 # Words after which no sentence ends, in the languages goldgate's users write most.
-_DANGLING_WORDS = """a an the and or but of to in on at for with from by as than that which who
-    whose whom is are was were be been has have had will would can could should my your his her
-    its our their this these those very
-    der die das den dem des ein eine einen einem einer und oder aber mit von zu im für auf
-    bei nach über unter dass ist sind wird wurde
-    le la les un une des du de et ou mais avec pour dans sur par que qui est sont
-    el los las una y o pero con por para en del al es son
-    il lo gli di da per che"""
+_DANGLING_WORDS = """a the and or of with from by than whose my your their our
+    der das dem des ein eine einen einem einer und oder
+    le la les un une des du de et ou el los las una y o del il gli di della per"""
 _DANGLING = frozenset(_DANGLING_WORDS.split())
 _DANGLING_MARKS = frozenset(",;:-–—、，：；(")
 
@@ -44,6 +41,22 @@ def _open_bracket(text: str) -> str | None:
 def _odd_quotes(text: str) -> bool:
     """Whether ``text`` leaves a straight or curly double quote unpaired."""
     return text.count('"') % 2 == 1 or text.count("“") != text.count("”")
+
+
+def _opens(text: str, at: int) -> bool:
+    """Whether the quote at ``at`` opens a quotation: after a space or the start, before a
+    letter or digit."""
+    before = text[at - 1] if at else " "
+    after = text[at + 1 : at + 2]
+    return (before.isspace() or before in "([") and after.isalnum()
+
+
+def _cut_from(output: str, blessed: str | None) -> bool:
+    """Whether ``output`` is the blessed output cut short: its start, with words missing
+    after it, where the blessed output ends a sentence."""
+    if not blessed or not blessed.startswith(output) or not ends_sentence(blessed):
+        return False
+    return sum(char.isalnum() for char in blessed[len(output) :]) >= MIDWORD_MISSING
 
 
 def _completes(word: str, texts: tuple[str, ...]) -> str | None:
@@ -86,17 +99,21 @@ class Truncated:
             # every reference pair theirs.
             if (
                 output.count('"') % 2 == 1
+                and not ends_sentence(output)
+                and _opens(output, output.rindex('"'))
                 and references
                 and not any(map(_odd_quotes, references))
                 and not _odd_quotes(example.source or "")
             ):
                 return bounded(f"{quote(chr(34))} left open")
-        if ends_sentence(output):
-            return None
         tokens = output.split()
         if len(tokens) in context.length_caps:
             count = context.token_counts.get(len(tokens), 0)
             return bounded(f"stops at {len(tokens)} tokens, like {count} outputs (a length cap)")
+        if ends_sentence(output):
+            return None
+        if _cut_from(output, example.blessed):
+            return bounded(f"stops where the blessed output went on, at {quote(tokens[-1])}")
         if not references or not all(ends_sentence(reference) for reference in references):
             return None
         last = tokens[-1]

@@ -4,7 +4,8 @@ The shapes: a JSON object or array (the whole text parses as JSON), a fenced cod
 Markdown table (a header row and a ``|---|`` rule) and a list (lines that start with ``-``,
 ``*``, ``•`` or ``1.``: two or more of them, or all of the text's lines). Present when every
 reference has the same shape and the output does not: it is plain text, JSON that no longer
-parses (or wrapped in a code fence), or JSON of another top-level type (an array where the references are objects).
+parses (or wrapped in a code fence), or JSON of another top-level type (an array where the
+references are objects).
 """
 
 from __future__ import annotations

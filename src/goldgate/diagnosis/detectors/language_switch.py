@@ -27,6 +27,7 @@ LEAD = 2.0
 
 _NON_ASCII_LETTER = re.compile(r"[^\W\d_a-zA-Z]")
 _NON_ASCII_WORD = re.compile(r"[^\W\d_]*[^\W\d_a-zA-Z][^\W\d_]*")
+_ASCII_LETTER = re.compile(r"[a-zA-Z]")
 _ASCII_WORD = re.compile(r"\b[a-zA-Z]+\b")
 _CJK = frozenset({"Han", "Japanese"})
 #: A text is in one script when that script holds at least this share of its words.
@@ -63,6 +64,8 @@ def _char_script(char: str) -> str:
 def script(text: str) -> str | None:
     """The script most of ``text`` is written in (at least ``DOMINANT`` of its words, a CJK
     character counting as a word), or None for a text without letters or of mixed scripts."""
+    if text.isascii():
+        return "Latin" if _ASCII_LETTER.search(text) else None
     others = _NON_ASCII_WORD.findall(text)
     ascii_words = len(_ASCII_WORD.findall(text))
     if not others:
@@ -114,12 +117,14 @@ for _index, _language in enumerate(_LANGUAGES):
     for _word in _FUNCTION_WORDS[_language].split():
         _WHICH[_word] = (*_WHICH.get(_word, ()), _index)
 _WORD = re.compile(r"[^\W\d_]+")
+# Only the start of a long text is read for its language.
+_READ = 400
 
 
 def latin_language(text: str) -> str | None:
     """The language of a Latin-script ``text`` by its function words, or None when it is
     short or no language leads clearly."""
-    words = _WORD.findall(text.lower())
+    words = _WORD.findall(text[:_READ].lower())
     if len(words) < MIN_WORDS:
         return None
     hits = [0.0] * len(_LANGUAGES)
@@ -144,21 +149,32 @@ class LanguageSwitch:
         written = script(example.output)
         if written is None:
             return None
-        expected = [found for found in map(script, example.references) if found is not None]
-        if not expected:
+        expected = []
+        for reference in example.references:
+            found = script(reference)
+            if found == written:
+                break
+            if found is not None:
+                expected.append(found)
+        else:
+            if expected:
+                return bounded(f"{max(sorted(set(expected)), key=expected.count)} → {written}")
             return None
-        if written not in expected:
-            return bounded(f"{max(sorted(set(expected)), key=expected.count)} → {written}")
         if written != "Latin":
             return None
         language = latin_language(example.output)
         if language is None:
             return None
-        languages = {latin_language(reference) for reference in example.references}
-        languages.discard(None)
-        if not languages or language in languages:
+        languages = []
+        for reference in example.references:
+            other = latin_language(reference)
+            if other == language:
+                return None
+            if other is not None:
+                languages.append(other)
+        if not languages:
             return None
-        return bounded(f"{min(languages, key=str)} → {language}")
+        return bounded(f"{min(languages)} → {language}")
 
 
 LANGUAGE_SWITCH = LanguageSwitch()

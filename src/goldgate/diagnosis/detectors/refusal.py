@@ -55,7 +55,6 @@ _START = re.compile(
     r"|(?:大変)?申し訳(?:ありません|ございません|ない)|すみません|ごめんなさい"
     r"|(?:お手伝い|お答え|回答|対応)(?:することは)?できません"
     r")",
-    re.IGNORECASE,
 )
 
 _ANYWHERE = re.compile(
@@ -74,18 +73,23 @@ _ANYWHERE = re.compile(
     r"|作为(?:一个|一名)?(?:ai|人工智能|语言模型|ai语言模型|ai助手)"
     r"|(?:ai|人工知能|言語モデル)として"
     r")",
-    re.IGNORECASE,
 )
 
-# Bytes after which a refusal no longer counts as the output's opening.
+# Characters after which a refusal no longer counts as the output's opening.
 _HEAD = 200
+# Characters read for the phrases that count anywhere.
+_READ = 1000
 
 
 def _refusal(text: str) -> str | None:
-    found = _START.match(text[:_HEAD]) or _ANYWHERE.search(text)
+    head = text[:_READ].lower()  # the patterns are lowercase: faster than IGNORECASE
+    found = _START.match(head, 0, _HEAD) or _ANYWHERE.search(head)
     if found is None:
         return None
-    return found.group(0).strip(" \t\n\"'“„«「『*#>-")
+    start, end = found.span()
+    # The original's case, unless lowercasing changed lengths (as it does for "İ").
+    said = text[start:end] if len(head) == min(len(text), _READ) else found.group(0)
+    return said.strip(" \t\n\"'“„«「『*#>-")
 
 
 class Refusal:

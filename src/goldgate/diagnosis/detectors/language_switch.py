@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 from goldgate.diagnosis.detector import Example, SideContext
 from goldgate.diagnosis.detectors._text import bounded
@@ -116,7 +117,7 @@ _WHICH: dict[str, tuple[int, ...]] = {}
 for _index, _language in enumerate(_LANGUAGES):
     for _word in _FUNCTION_WORDS[_language].split():
         _WHICH[_word] = (*_WHICH.get(_word, ()), _index)
-_WORD = re.compile(r"[^\W\d_]+")
+_ALL_FUNCTION_WORDS = frozenset(_WHICH)
 # Only the start of a long text is read for its language.
 _READ = 400
 
@@ -124,21 +125,40 @@ _READ = 400
 def latin_language(text: str) -> str | None:
     """The language of a Latin-script ``text`` by its function words, or None when it is
     short or no language leads clearly."""
-    words = _WORD.findall(text[:_READ].lower())
+    # Plain words: a function word with punctuation attached ("the,") is not counted.
+    words = text[:_READ].lower().split()
     if len(words) < MIN_WORDS:
         return None
     hits = [0.0] * len(_LANGUAGES)
-    for word in set(words):
-        which = _WHICH.get(word)
-        if which:
-            # A word of several languages counts for each, as much as its share.
-            for index in which:
-                hits[index] += 1.0 / len(which)
+    for word in _ALL_FUNCTION_WORDS.intersection(words):
+        which = _WHICH[word]
+        # A word of several languages counts for each, as much as its share.
+        for index in which:
+            hits[index] += 1.0 / len(which)
     ranked = sorted(range(len(hits)), key=hits.__getitem__, reverse=True)
     first, second = hits[ranked[0]], hits[ranked[1]]
     if first < MIN_HITS or first < LEAD * second:
         return None
     return _LANGUAGES[ranked[0]]
+
+
+# What the references say is asked again on the blessed side and for every output that shares
+# them: remembered, within bounds.
+_REMEMBER = 50_000
+_reference_scripts: dict[str, str | None] = {}
+_reference_languages: dict[str, str | None] = {}
+
+
+def _remembered(
+    cache: dict[str, str | None], reference: str, find: Callable[[str], str | None]
+) -> str | None:
+    if reference in cache:
+        return cache[reference]
+    found = find(reference)
+    if len(cache) >= _REMEMBER:
+        cache.clear()
+    cache[reference] = found
+    return found
 
 
 class LanguageSwitch:
@@ -151,7 +171,7 @@ class LanguageSwitch:
             return None
         expected = []
         for reference in example.references:
-            found = script(reference)
+            found = _remembered(_reference_scripts, reference, script)
             if found == written:
                 break
             if found is not None:
@@ -167,7 +187,7 @@ class LanguageSwitch:
             return None
         languages = []
         for reference in example.references:
-            other = latin_language(reference)
+            other = _remembered(_reference_languages, reference, latin_language)
             if other == language:
                 return None
             if other is not None:

@@ -77,13 +77,36 @@ _ANYWHERE = re.compile(
 
 # Characters after which a refusal no longer counts as the output's opening.
 _HEAD = 200
+# Every phrase of _ANYWHERE holds one of these: a text without any is not searched.
+_KEYS = (
+    " ai",
+    "a.i.",
+    "artificial intelligence",
+    "language model",
+    "help",
+    "assist",
+    " ki",
+    "künstliche",
+    "sprachmodell",
+    "en tant qu",
+    " ia",
+    "inteligencia",
+    "modelo de lenguaje",
+    "ии",
+    "интеллект",
+    "модель",
+    "作为",
+    "として",
+)
 # Characters read for the phrases that count anywhere.
 _READ = 1000
 
 
 def _refusal(text: str) -> str | None:
     head = text[:_READ].lower()  # the patterns are lowercase: faster than IGNORECASE
-    found = _START.match(head, 0, _HEAD) or _ANYWHERE.search(head)
+    found = _START.match(head, 0, _HEAD)
+    if found is None and any(key in head for key in _KEYS):
+        found = _ANYWHERE.search(head)
     if found is None:
         return None
     start, end = found.span()

@@ -9,6 +9,7 @@ span itself ("no, no, no").
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 
@@ -26,27 +27,27 @@ MIN_SINGLE = 4
 LONG = 40
 MIN_DISTINCT = 0.3
 
-_PUNCT = ".,;:!?\"'()[]«»“”‘’„‚-–—。，、！？：；（）"
-
-
-_UNIT = re.compile(
-    r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af\u0e00-\u0e7f]|[^\s\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af\u0e00-\u0e7f]+"
-)
+# Scripts written without spaces: Hiragana, Katakana, CJK ideographs, Hangul syllables, Thai.
+_NO_SPACES = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af\u0e00-\u0e7f"
+_UNIT = re.compile(rf"[{_NO_SPACES}]|[^\W_{_NO_SPACES}]+")
+_ASCII_UNIT = re.compile(r"[a-z0-9]+")
 
 
 def _units(text: str) -> list[str]:
-    """Words, lowercased without surrounding punctuation; each character of a script written
-    without spaces (Chinese, Japanese, Korean, Thai) on its own."""
-    words = text.split() if text.isascii() else _UNIT.findall(text)
-    return [word.strip(_PUNCT).lower() or word for word in words]
+    """Lowercased words (runs of letters and digits; punctuation is no unit), each character
+    of a script written without spaces (Chinese, Japanese, Korean, Thai) on its own."""
+    lowered = text.lower()
+    return (_ASCII_UNIT if lowered.isascii() else _UNIT).findall(lowered)
 
 
 def _loop(units: list[str]) -> tuple[int, int, int] | None:
     """``(start, period, repeats)`` of the first loop, or None. Only words that come at
     least three times can start one, and only at a gap that comes twice in a row."""
-    if len(units) < MIN_SINGLE:
-        return None
+    if len(units) - len(set(units)) < MIN_REPEATS - 1:
+        return None  # a loop repeats at least two units
     counts = Counter(units)
+    if max(counts.values()) < MIN_REPEATS:
+        return None
     best: tuple[int, int, int] | None = None
     for unit, count in counts.items():
         if count < MIN_REPEATS or not any(char.isalnum() for char in unit):
@@ -83,7 +84,18 @@ class Repetition:
     version = 1
 
     def __call__(self, example: Example, context: SideContext) -> str | None:
-        units = _units(example.output)
+        output = example.output
+        if output.isascii():
+            # Quick test on plain words (punctuation attached): a loop repeats words at least
+            # twice over and some word pair; a sparse output has few distinct words (half, so).
+            words = output.lower().split()
+            distinct = len(set(words))
+            may_loop = len(words) - distinct >= MIN_REPEATS - 1 and len(words) - 1 > len(
+                set(itertools.pairwise(words))
+            )
+            if not may_loop and (len(words) < LONG or distinct >= 0.5 * len(words)):
+                return None
+        units = _units(output)
         found = _loop(units)
         if found is not None:
             start, period, repeats = found

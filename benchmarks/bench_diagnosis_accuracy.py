@@ -6,7 +6,9 @@ regressions of real outputs and unchanged controls); (b) on the real systems of 
 (WMT21, SummEval, SQuAD, XSum) with their references, current = blessed = the system's
 outputs, how often each detector fires (``surface_only``, ``refusal`` and ``format_break``
 should be near zero); (c) examples per second of each detector and of all together over those
-outputs (CPU time in this process). Exit 1 when a mode falls below the floors the tests hold.
+outputs (CPU time in this process); (d) both sides of a suite with a tenth of its outputs
+changed, by ``detect_side`` twice and by ``detect_sides``. Exit 1 when a mode falls below the
+floors the tests hold.
 
     python benchmarks/bench_diagnosis_accuracy.py
     python benchmarks/bench_diagnosis_accuracy.py --quick     # no real data, a smaller timing
@@ -27,7 +29,7 @@ from tests.diagnosis.labelled import load, score  # noqa: E402
 from tests.diagnosis.test_accuracy import PRECISION, RECALL  # noqa: E402
 from tests.shared_data import DATA  # noqa: E402
 
-from goldgate.diagnosis.detect import detect_side, side_context  # noqa: E402
+from goldgate.diagnosis.detect import detect_side, detect_sides, side_context  # noqa: E402
 from goldgate.diagnosis.detector import Example  # noqa: E402
 from goldgate.diagnosis.detectors import language_switch  # noqa: E402
 from goldgate.diagnosis.registry import detectors  # noqa: E402
@@ -108,6 +110,30 @@ def throughput(examples: list[Example]) -> None:
     print(f"  {'all (detect_side)':<16} {len(examples) / seconds:>11,.0f} /s {per:6.2f} µs")
 
 
+def both_sides(examples: list[Example], changed: float = 0.1) -> None:
+    """A run's diagnosis: both sides of a suite whose current outputs differ from the blessed
+    ones on ``changed`` of the examples (every tenth, the other system's output)."""
+    chosen = detectors()
+    blessed = [Example(e.output, e.source, e.references, None) for e in examples]
+    step = round(1 / changed)
+    current = [
+        Example(other.output if i % step == 0 else e.output, e.source, e.references, e.output)
+        for i, (e, other) in enumerate(zip(examples, examples[1:] + examples[:1], strict=True))
+    ]
+    _forget()
+    start = time.process_time()
+    detect_side(current, chosen)
+    detect_side(blessed, chosen)
+    apart = time.process_time() - start
+    _forget()
+    start = time.process_time()
+    detect_sides(current, blessed, chosen)
+    together = time.process_time() - start
+    print(f"(d) both sides, {changed:.0%} of outputs changed, {len(examples):,} examples")
+    print(f"  detect_side twice  {apart / len(examples) * 1e6:6.2f} µs an example")
+    print(f"  detect_sides       {together / len(examples) * 1e6:6.2f} µs an example")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="labelled set only, no real data")
@@ -121,10 +147,13 @@ def main(argv: list[str] | None = None) -> int:
         ]
         print("(b) skipped: " + ("--quick" if args.quick else f"no shared data at {DATA}"))
         throughput(examples)
+        both_sides(examples)
     else:
         sets = {name.removesuffix(".jsonl"): _examples(name) for name in REAL}
         firing(sets)
         throughput([example for examples in sets.values() for example in examples])
+        both_sides(sets["qa_squad_v1.1_dev.bert-ensemble"])
+        both_sides(sets["mt_wmt21_newstest2021_de-en.UEdin"])
     return 0 if good else 1
 
 

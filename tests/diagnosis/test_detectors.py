@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.diagnosis.detect import detect_side, length_caps, side_context
+from goldgate.diagnosis.detect import detect_side, detect_sides, length_caps, side_context
 from goldgate.diagnosis.detector import Example, SideContext
 from goldgate.diagnosis.detectors._text import EVIDENCE_MAX
 from goldgate.diagnosis.detectors.length_drift import LengthDrift
@@ -149,3 +149,44 @@ def test_huge_inputs_stay_cheap() -> None:
     for detector in detectors():
         said = detector(example, NONE)
         assert said is None or len(said) <= EVIDENCE_MAX
+
+
+def _sides(
+    rows: list[tuple[str, str | None, tuple[str, ...], str]],
+) -> tuple[list[Example], list[Example]]:
+    current = [Example(out, src, refs, before) for out, src, refs, before in rows]
+    blessed = [Example(before, src, refs, None) for _, src, refs, before in rows]
+    return current, blessed
+
+
+def test_detect_sides_answers_as_detect_side_on_the_labelled_set() -> None:
+    from tests.diagnosis.labelled import load
+
+    rows = load()
+    current, blessed = _sides(
+        [(str(r["output"]), r["source"], tuple(r["references"]), str(r["blessed"])) for r in rows]  # type: ignore[misc, arg-type]
+    )
+    now, before = detect_sides(current, blessed, detectors())
+    assert (now, before) == (detect_side(current, detectors()), detect_side(blessed, detectors()))
+    assert sum(1 for e in current if e.output == e.blessed) > 100  # the reuse was exercised
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            TEXT, st.none() | TEXT, st.lists(TEXT, max_size=2).map(tuple), TEXT, st.booleans()
+        ),
+        max_size=8,
+    )
+)
+def test_detect_sides_answers_as_detect_side(
+    drawn: list[tuple[str, str | None, tuple[str, ...], str, bool]],
+) -> None:
+    rows = [(before if same else out, src, refs, before) for out, src, refs, before, same in drawn]
+    current, blessed = _sides(rows)
+    chosen = detectors()
+    assert detect_sides(current, blessed, chosen) == (
+        detect_side(current, chosen),
+        detect_side(blessed, chosen),
+    )

@@ -40,7 +40,14 @@ class SideContext:
 
 
 class Detector(Protocol):
-    """One failure mode: present (with a short piece of evidence) or absent."""
+    """One failure mode: present (with a short piece of evidence) or absent.
+
+    Two optional attributes let ``detect.detect_sides`` skip work (a detector without them is
+    simply called on every example): ``same_when_unchanged = True`` promises that an example
+    whose current output equals its blessed one gets the same answer on both sides (so the
+    blessed side's is reused), and ``reads_context = True`` limits that promise to sides
+    whose ``SideContext`` is equal.
+    """
 
     name: str
     version: int

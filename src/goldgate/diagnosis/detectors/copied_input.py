@@ -50,6 +50,7 @@ def _cover(pairs: set[tuple[str, str]], text: str) -> float:
 class CopiedInput:
     name = "copied_input"
     version = 1
+    same_when_unchanged = True
 
     def __call__(self, example: Example, context: SideContext) -> str | None:
         source = example.source

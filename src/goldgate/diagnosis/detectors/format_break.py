@@ -58,6 +58,7 @@ def _could_be_structured(text: str) -> bool:
 class FormatBreak:
     name = "format_break"
     version = 1
+    same_when_unchanged = True
 
     def __call__(self, example: Example, context: SideContext) -> str | None:
         references = example.references

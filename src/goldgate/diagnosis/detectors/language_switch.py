@@ -164,6 +164,7 @@ def _remembered(
 class LanguageSwitch:
     name = "language_switch"
     version = 1
+    same_when_unchanged = True
 
     def __call__(self, example: Example, context: SideContext) -> str | None:
         written = script(example.output)

@@ -24,6 +24,7 @@ MIN_CHARS = 20
 class LengthDrift:
     name = "length_drift"
     version = 1
+    same_when_unchanged = True
 
     def __init__(self, ratio: float = RATIO, min_chars: int = MIN_CHARS) -> None:
         if not ratio > 1.0 or not math.isfinite(ratio):

@@ -61,6 +61,7 @@ def _shown(found: set[str]) -> str:
 class NumberChange:
     name = "number_change"
     version = 1
+    same_when_unchanged = True
 
     def __call__(self, example: Example, context: SideContext) -> str | None:
         blessed = example.blessed

@@ -118,6 +118,7 @@ def _refusal(text: str) -> str | None:
 class Refusal:
     name = "refusal"
     version = 1
+    same_when_unchanged = True
 
     def __call__(self, example: Example, context: SideContext) -> str | None:
         phrase = _refusal(example.output)

@@ -82,6 +82,7 @@ def _sparse(units: list[str]) -> bool:
 class Repetition:
     name = "repetition"
     version = 1
+    same_when_unchanged = True
 
     def __call__(self, example: Example, context: SideContext) -> str | None:
         output = example.output

@@ -35,6 +35,7 @@ def _kinds(output: str, blessed: str) -> list[str] | None:
 class SurfaceOnly:
     name = "surface_only"
     version = 1
+    same_when_unchanged = True
 
     def __call__(self, example: Example, context: SideContext) -> str | None:
         blessed = example.blessed

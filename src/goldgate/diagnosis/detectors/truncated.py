@@ -79,6 +79,8 @@ def _completes(word: str, texts: tuple[str, ...]) -> str | None:
 class Truncated:
     name = "truncated"
     version = 1
+    same_when_unchanged = True
+    reads_context = True
 
     def __call__(self, example: Example, context: SideContext) -> str | None:
         output = example.output.rstrip()
@@ -123,7 +125,10 @@ class Truncated:
         if len(tokens) > 1 and last.lower() in _DANGLING:
             return bounded(f"stops mid-sentence after {quote(last)}")
         if len(output) < 0.9 * shortest and last.isalpha() and len(last) >= 2:
-            texts = references + tuple(t for t in (example.source, example.blessed) if t)
+            # The blessed output helps only where it differs: an unchanged output answers on
+            # the current side as on the blessed one.
+            others = (example.source, None if example.blessed == output else example.blessed)
+            texts = references + tuple(text for text in others if text)
             if _completes(last, texts) is not None:
                 return bounded(f"stops mid-word at {quote(last)}")
         if len(output) < SHORT_SHARE * shortest:

@@ -37,5 +37,7 @@ def bounded(evidence: str) -> str:
 def ends_sentence(text: str) -> bool:
     """Whether ``text`` (right-stripped) ends with sentence-final punctuation, possibly inside
     closing quotes or brackets."""
+    if text and text[-1] in _TERMINALS:
+        return True
     text = text.rstrip().rstrip(_CLOSERS).rstrip()
     return bool(text) and text[-1] in _TERMINALS

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
 
 from goldgate.diagnosis.detector import Example, SideContext
 from goldgate.diagnosis.detectors._text import bounded
@@ -149,12 +148,10 @@ _reference_scripts: dict[str, str | None] = {}
 _reference_languages: dict[str, str | None] = {}
 
 
-def _remembered(
-    cache: dict[str, str | None], reference: str, find: Callable[[str], str | None]
-) -> str | None:
-    if reference in cache:
-        return cache[reference]
-    found = find(reference)
+_UNKNOWN = "?"
+
+
+def _remember(cache: dict[str, str | None], reference: str, found: str | None) -> str | None:
     if len(cache) >= _REMEMBER:
         cache.clear()
     cache[reference] = found
@@ -172,7 +169,9 @@ class LanguageSwitch:
             return None
         expected = []
         for reference in example.references:
-            found = _remembered(_reference_scripts, reference, script)
+            found = _reference_scripts.get(reference, _UNKNOWN)
+            if found == _UNKNOWN:
+                found = _remember(_reference_scripts, reference, script(reference))
             if found == written:
                 break
             if found is not None:
@@ -181,14 +180,16 @@ class LanguageSwitch:
             if expected:
                 return bounded(f"{max(sorted(set(expected)), key=expected.count)} → {written}")
             return None
-        if written != "Latin":
-            return None
+        if written != "Latin" or example.output.count(" ") < MIN_WORDS - 1:
+            return None  # (a text of fewer words than MIN_WORDS is not identified)
         language = latin_language(example.output)
         if language is None:
             return None
         languages = []
         for reference in example.references:
-            other = _remembered(_reference_languages, reference, latin_language)
+            other = _reference_languages.get(reference, _UNKNOWN)
+            if other == _UNKNOWN:
+                other = _remember(_reference_languages, reference, latin_language(reference))
             if other == language:
                 return None
             if other is not None:

@@ -98,14 +98,21 @@ _KEYS = (
     "作为",
     "として",
 )
+_KEY = re.compile("|".join(map(re.escape, _KEYS)))
+# What _LEAD skips (whitespace as ``\s`` knows it, quotes and marks), and the characters a
+# refusal may start with after it (the first letters of _START's branches and _LEAD's words):
+# a text starting otherwise is not matched against _START.
+_LEAD_CHARS = "".join(chr(code) for code in range(0x3001) if chr(code).isspace()) + "\"'“„«「『*#>-"
+_FIRST = frozenset("iwsmauohlekdjnpипкя很非十抱对不我大申すごお回対")
 # Characters read for the phrases that count anywhere.
 _READ = 1000
 
 
 def _refusal(text: str) -> str | None:
     head = text[:_READ].lower()  # the patterns are lowercase: faster than IGNORECASE
-    found = _START.match(head, 0, _HEAD)
-    if found is None and any(key in head for key in _KEYS):
+    first = head.lstrip(_LEAD_CHARS)[:1]
+    found = _START.match(head, 0, _HEAD) if first and first in _FIRST else None
+    if found is None and _KEY.search(head):
         found = _ANYWHERE.search(head)
     if found is None:
         return None

@@ -12,11 +12,13 @@ source or blessed output), after a comma or a word that cannot end a sentence ("
 
 from __future__ import annotations
 
+import re
+
 from goldgate.diagnosis.detector import Example, SideContext
 from goldgate.diagnosis.detectors._text import WORD, bounded, ends_sentence, quote
 
 _PAIRS = (("(", ")"), ("[", "]"), ("{", "}"), ("（", "）"), ("【", "】"), ("「", "」"), ("«", "»"))
-_OPENERS = frozenset(opener for opener, _ in _PAIRS) | {'"'}
+_OPENER = re.compile("[" + re.escape("".join(opener for opener, _ in _PAIRS) + '"') + "]")
 
 # Words after which no sentence ends, in the languages goldgate's users write most.
 _DANGLING_WORDS = """a the and or of with from by than whose my your their our
@@ -93,7 +95,7 @@ class Truncated:
             and not any(reference.count("```") % 2 == 1 for reference in references)
         ):
             return "code fence left open"
-        if not _OPENERS.isdisjoint(output):
+        if _OPENER.search(output):
             opener = _open_bracket(output)
             if opener is not None and not any(map(_open_bracket, references)):
                 return bounded(f"{quote(opener)} left open")
@@ -108,12 +110,14 @@ class Truncated:
                 and not _odd_quotes(example.source or "")
             ):
                 return bounded(f"{quote(chr(34))} left open")
-        tokens = output.split()
-        if len(tokens) in context.length_caps:
-            count = context.token_counts.get(len(tokens), 0)
-            return bounded(f"stops at {len(tokens)} tokens, like {count} outputs (a length cap)")
+        if context.length_caps:
+            size = len(output.split())
+            if size in context.length_caps:
+                count = context.token_counts.get(size, 0)
+                return bounded(f"stops at {size} tokens, like {count} outputs (a length cap)")
         if ends_sentence(output):
             return None
+        tokens = output.split()
         if _cut_from(output, example.blessed):
             return bounded(f"stops where the blessed output went on, at {quote(tokens[-1])}")
         if not references or not all(ends_sentence(reference) for reference in references):

@@ -7,19 +7,24 @@ regressions of real outputs and unchanged controls); (b) on the real systems of 
 outputs, how often each detector fires (``surface_only``, ``refusal`` and ``format_break``
 should be near zero); (c) examples per second of each detector and of all together over those
 outputs (CPU time in this process); (d) both sides of a suite with a tenth of its outputs
-changed, by ``detect_side`` twice and by ``detect_sides``. Exit 1 when a mode falls below the
-floors the tests hold.
+changed, by ``detect_side`` twice and by ``detect_sides``; (e) with ``--scale N``, both sides of
+N ``bench_scale`` QA records and the memory ``detect_sides`` holds. Exit 1 when a mode falls
+below the floors the tests hold.
 
     python benchmarks/bench_diagnosis_accuracy.py
     python benchmarks/bench_diagnosis_accuracy.py --quick     # no real data, a smaller timing
+    python benchmarks/bench_diagnosis_accuracy.py --scale 1000000   # (e) as a run would
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
+import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,9 +139,54 @@ def both_sides(examples: list[Example], changed: float = 0.1) -> None:
     print(f"  detect_sides       {together / len(examples) * 1e6:6.2f} µs an example")
 
 
+def at_scale(size: int) -> None:
+    """Both sides of ``bench_scale``'s QA records (current = blessed: a run that changed
+    nothing), by ``detect_side`` twice and by ``detect_sides``, with the memory it holds."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_scale import generate
+
+    with tempfile.TemporaryDirectory(prefix="goldgate-diagnosis-") as tmp:
+        directory = Path(tmp)
+        generate(directory, size, "json", 1000)
+        with (directory / "goldens.jsonl").open() as handle:
+            goldens = [json.loads(line) for line in handle]
+        with (directory / "predictions.jsonl").open() as handle:
+            outputs = {row["id"]: row["output"] for row in map(json.loads, handle)}
+    blessed = [
+        Example(outputs[row["id"]], row.get("input"), tuple(row["references"]), None)
+        for row in goldens
+    ]
+    current = [Example(e.output, e.source, e.references, e.output) for e in blessed]
+    del goldens, outputs
+    chosen = detectors()
+    _forget()
+    start = time.process_time()
+    detect_side(current, chosen)
+    detect_side(blessed, chosen)
+    apart = time.process_time() - start
+    _forget()
+    start = time.process_time()
+    detect_sides(current, blessed, chosen)
+    together = time.process_time() - start
+    _forget()
+    gc.collect()
+    tracemalloc.start()  # a second pass, for memory alone: tracing slows it several times
+    kept = detect_sides(current, blessed, chosen)
+    held, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del kept
+    print(f"(e) both sides of {size:,} bench_scale QA records, nothing changed")
+    print(f"  detect_side twice  {apart:6.2f} s ({apart / size * 1e6:5.2f} µs an example)")
+    print(f"  detect_sides       {together:6.2f} s ({together / size * 1e6:5.2f} µs an example)")
+    print(f"  detect_sides holds {held / 2**20:.1f} MiB, peaks at {peak / 2**20:.1f} MiB")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="labelled set only, no real data")
+    parser.add_argument(
+        "--scale", type=int, default=0, help="also time both sides of this many QA records"
+    )
     args = parser.parse_args(argv)
     good = accuracy()
     if args.quick or not DATA.is_dir():
@@ -154,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
         throughput([example for examples in sets.values() for example in examples])
         both_sides(sets["qa_squad_v1.1_dev.bert-ensemble"])
         both_sides(sets["mt_wmt21_newstest2021_de-en.UEdin"])
+    if args.scale:
+        at_scale(args.scale)
     return 0 if good else 1
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from goldgate.diagnosis.detector import Detector, Example, Findings, SideContext
 
@@ -44,13 +45,17 @@ def side_context(outputs: Sequence[str]) -> SideContext:
 def detect_side(examples: Sequence[Example], chosen: Sequence[Detector]) -> Findings:
     """Each example's present modes (in detector order) and their evidence."""
     context = side_context([example.output for example in examples])
-    found: list[dict[str, str]] = [{} for _ in examples]
+    # Most examples have no finding: their slot stays None (no dict each, at a million).
+    found: list[dict[str, str] | None] = [None] * len(examples)
     # One detector at a time over every example: its patterns and tables stay hot.
     for detector in chosen:
         name = detector.name
-        for slot, example in zip(found, examples, strict=True):
+        for index, example in enumerate(examples):
             said = detector(example, context)
             if said is not None:
+                slot = found[index]
+                if slot is None:
+                    slot = found[index] = {}
                 slot[name] = said
     return _findings(found)
 
@@ -74,7 +79,7 @@ def detect_sides(
         and now.references == then.references
         for now, then in zip(current, blessed, strict=True)
     ]
-    found: list[dict[str, str]] = [{} for _ in current]
+    found: list[dict[str, str] | None] = [None] * len(current)
     for detector in chosen:
         name = detector.name
         reuse = getattr(detector, "same_when_unchanged", False) is True and (
@@ -86,9 +91,19 @@ def detect_sides(
             else:
                 said = detector(example, context)
             if said is not None:
-                found[index][name] = said
+                slot = found[index]
+                if slot is None:
+                    slot = found[index] = {}
+                slot[name] = said
     return _findings(found), before
 
 
-def _findings(found: list[dict[str, str]]) -> Findings:
-    return Findings(names=[tuple(slot) for slot in found], evidence=found)
+# The evidence of every example without a finding: one shared, read-only empty mapping.
+_NOTHING: Mapping[str, str] = MappingProxyType({})
+
+
+def _findings(found: list[dict[str, str] | None]) -> Findings:
+    return Findings(
+        names=[tuple(slot) if slot else () for slot in found],
+        evidence=[slot if slot else _NOTHING for slot in found],
+    )

@@ -12,6 +12,10 @@ definition (a truncation that halves the output is also a length drift): a detec
 a mode in neither counts against its precision. ``suite`` groups rows whose outputs share a
 ``SideContext`` (one suite is cut at a length cap). The transformations never look at the
 detectors: they model what a broken system does.
+
+The texts are others' (see ``../shared/data/README.md``): WMT21 news translations (a research
+release without a stated licence), SummEval / CNN-DailyMail (Apache-2.0 / MIT) and SQuAD v1.1
+(CC BY-SA 4.0); they are kept here only as test data for these detectors.
 """
 
 from __future__ import annotations

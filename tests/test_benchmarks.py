@@ -39,3 +39,22 @@ def test_bench_metrics_quick_runs_and_scores_agree() -> None:
         assert any(line.startswith(f"({label}) ") for line in lines), done.stdout
     assert "DISAGREE" not in done.stdout
     assert "floors not checked" in done.stdout
+
+
+DIAGNOSIS = BENCH.parent / "bench_diagnosis_accuracy.py"
+
+
+@pytest.mark.timeout(120)
+def test_bench_diagnosis_accuracy_quick_holds_the_floors() -> None:
+    """``--quick`` prints the labelled set's table and a throughput; exit 0 = every mode at
+    the test's precision and recall floors."""
+    done = subprocess.run(
+        [sys.executable, str(DIAGNOSIS), "--quick"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=110,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "(a) labelled set" in done.stdout and "all (detect_side)" in done.stdout
+    assert "BELOW FLOOR" not in done.stdout

@@ -34,10 +34,20 @@ class SideContext:
     # How many outputs have each whitespace-token count; a spike reveals a length cap.
     token_counts: Mapping[int, int] = field(default_factory=dict)
     size: int = 0
+    # The token counts at which outputs pile up far above their neighbours: a length cap
+    # (``detect.length_caps``); ``side_context`` fills it from ``token_counts``.
+    length_caps: frozenset[int] = frozenset()
 
 
 class Detector(Protocol):
-    """One failure mode: present (with a short piece of evidence) or absent."""
+    """One failure mode: present (with a short piece of evidence) or absent.
+
+    Two optional attributes let ``detect.detect_sides`` skip work (a detector without them is
+    simply called on every example): ``same_when_unchanged = True`` promises that an example
+    whose current output equals its blessed one gets the same answer on both sides (so the
+    blessed side's is reused), and ``reads_context = True`` limits that promise to sides
+    whose ``SideContext`` is equal.
+    """
 
     name: str
     version: int

@@ -10,6 +10,16 @@ from goldgate.diagnosis.detector import Detector
 # name -> "module:attribute" of a Detector instance; imported on first use.
 _BUILTINS: dict[str, str] = {
     "empty": "goldgate.diagnosis.detectors.empty:EMPTY",
+    "truncated": "goldgate.diagnosis.detectors.truncated:TRUNCATED",
+    "repetition": "goldgate.diagnosis.detectors.repetition:REPETITION",
+    "refusal": "goldgate.diagnosis.detectors.refusal:REFUSAL",
+    "language_switch": "goldgate.diagnosis.detectors.language_switch:LANGUAGE_SWITCH",
+    "format_break": "goldgate.diagnosis.detectors.format_break:FORMAT_BREAK",
+    "number_change": "goldgate.diagnosis.detectors.number_change:NUMBER_CHANGE",
+    "copied_input": "goldgate.diagnosis.detectors.copied_input:COPIED_INPUT",
+    # The default thresholds; a configured one is ``LengthDrift(ratio=..., min_chars=...)``.
+    "length_drift": "goldgate.diagnosis.detectors.length_drift:LENGTH_DRIFT",
+    "surface_only": "goldgate.diagnosis.detectors.surface_only:SURFACE_ONLY",
 }
 
 

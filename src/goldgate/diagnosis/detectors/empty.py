@@ -8,6 +8,7 @@ from goldgate.diagnosis.detector import Example, SideContext
 class Empty:
     name = "empty"
     version = 1
+    same_when_unchanged = True
 
     def __call__(self, example: Example, context: SideContext) -> str | None:
         if example.output.strip():

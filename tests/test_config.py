@@ -443,6 +443,7 @@ def test_schema_describes_every_key() -> None:
         "cache_dir",
         "history",
         "anchor",
+        "diagnose",
     }
     assert schema["required"] == ["version", "suites"]
     defs = schema["$defs"]

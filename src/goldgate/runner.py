@@ -28,7 +28,7 @@ from pathlib import Path
 from goldgate.errors import BaselineError, GoldgateError
 from goldgate.execution.memory import release_free_memory
 from goldgate.gate.drift import Anchors
-from goldgate.model.baseline import Baseline, SuiteBaseline
+from goldgate.model.baseline import Baseline, BlessedOutputs, SuiteBaseline
 from goldgate.model.baseline_io import read_baseline
 from goldgate.model.config import Config
 from goldgate.model.result import CheckStatus, RunResult, SuiteResult
@@ -40,6 +40,7 @@ from goldgate.pipeline.compare import (
     load_baseline,
     review_suite,
 )
+from goldgate.pipeline.diagnose import BlessedFacts, blessed_facts, diagnose_suite, prepare
 from goldgate.pipeline.plan import relative_path, select_suites
 from goldgate.pipeline.record import failed_suite, run_result, write_blessed, write_run_reports
 from goldgate.pipeline.reuse import kept_outputs, reviewed_outputs, reviewed_result
@@ -79,6 +80,9 @@ def run(
     baseline_found = baseline is not None
     # each suite's blessed outputs (ids and one packed block), not the rest of its baseline
     outputs_of: dict[str, Callable[[str], Sequence[str] | None]] = {}
+    # the detectors (a project's own fail here, before any system is called) and the changes
+    diagnosis = prepare(config, baseline, baseline_ref)
+    facts: dict[str, BlessedFacts] = {}
     for name in names:
         try:
             suite_result, suite_hints = _score_and_gate(
@@ -88,6 +92,7 @@ def run(
             # (no name left bound to the suite's baseline: its statistics go with ``baseline``)
             if baseline is not None and name in baseline.suites:
                 outputs_of[name] = baseline.suites[name].blessed_outputs()
+                facts[name] = blessed_facts(baseline.suites[name])
         except GoldgateError as exc:
             errors.append(str(exc))
             suite_result = failed_suite(config, name, str(exc))
@@ -100,6 +105,16 @@ def run(
     # Only now are the blessed outputs of edited and removed examples decoded (a packed
     # suite's whole block): not on top of the statistics of both sides.
     fill_blessed_outputs(results, outputs_of)
+    if diagnosis is not None:
+        # after the statistics are gone: the detectors read texts, and the blessed side's
+        # outputs are decoded (and let go) one suite at a time
+        for index, suite_result in enumerate(results):
+            results[index] = diagnose_suite(
+                config, diagnosis, suite_result, facts.get(suite_result.name)
+            )
+            blessed_outputs = outputs_of.get(suite_result.name)
+            if isinstance(blessed_outputs, BlessedOutputs):
+                blessed_outputs.release()
     add_trends(config, results)
     if not baseline_found:
         hints.insert(

@@ -31,6 +31,9 @@ def config_json_schema() -> dict[str, Any]:
     history = schema["properties"]["history"]
     history["anyOf"] = [*history.get("anyOf", []), {"const": False}, {"const": "off"}]
     history.pop("default", None)
+    diagnose = schema["properties"]["diagnose"]
+    diagnose["anyOf"] = [*diagnose.get("anyOf", []), {"const": False}, {"const": "off"}]
+    diagnose.pop("default", None)
     return schema
 
 

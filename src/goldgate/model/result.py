@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from goldgate.model.diagnosis import SuiteDiagnosis
 from goldgate.model.example_table import ExampleResult, ExamplesField
 from goldgate.model.examples_file import EXAMPLES_FILE, examples_file_bytes, read_examples_file
 
@@ -128,6 +129,7 @@ class CheckResult(_Model):
     metric: str
     rule: str = Field(
         description="min | max | max_drop | max_drop_rel | max_flips | max_drift | max_drift_rel"
+        " | max_new (its metric is then the category's name)"
     )
     threshold: float
     status: CheckStatus
@@ -215,6 +217,11 @@ class SuiteResult(_Model):
         default=None,
         description="digest of the system's identity (settings, code fingerprint, cache_key);"
         " None for a predictions file",
+    )
+    diagnosis: SuiteDiagnosis | None = Field(
+        default=None,
+        description="why quality moved: failure-mode categories on both sides, clusters,"
+        " the headline and what changed since the baseline (absent with `diagnose: off`)",
     )
 
 

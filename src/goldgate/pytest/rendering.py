@@ -149,7 +149,11 @@ def render_failure(
     suite: SuiteResult, failed: Sequence[CheckResult], result: RunResult | None = None
 ) -> str:
     """The failure text of a suite: failed checks, the metric table, the worst examples."""
+    from goldgate.report.diagnosis_view import terminal_lines
+
     lines = [f"goldgate {suite_heading(suite)}"]
+    if suite.diagnosis is not None:
+        lines.append(f"why: {suite.diagnosis.headline}")
     if result is not None and result.baseline:
         found = "" if result.baseline_found else " (not found)"
         lines.append(f"baseline: {result.baseline}{found}")
@@ -157,7 +161,8 @@ def render_failure(
     lines += [f"  {check.rule} {check.threshold:g}: {check.message}" for check in failed]
     lines.append("metrics:")
     lines += metric_table(suite)
-    falling = list(dict.fromkeys(c.metric for c in failed if c.rule != "max"))
+    lines += terminal_lines(suite, indent="")[1:]
+    falling = list(dict.fromkeys(c.metric for c in failed if c.rule not in ("max", "max_new")))
     examples = worst_regressed(suite, falling, SHOWN_EXAMPLES)
     if examples:
         lines.append(f"worst regressed examples ({', '.join(falling)}):")
@@ -175,6 +180,7 @@ def render_failure(
 def render_summary(result: RunResult) -> list[str]:
     """The terminal summary of a run: the verdict and each suite's table."""
     from goldgate.model.result import CheckStatus
+    from goldgate.report.diagnosis_view import terminal_lines
 
     lines = [f"verdict: {result.verdict.value}"]
     for suite in result.suites:
@@ -183,6 +189,7 @@ def render_summary(result: RunResult) -> list[str]:
             lines.append(f"  error: {suite.error}")
             continue
         lines += metric_table(suite)
+        lines += terminal_lines(suite)
         for check in suite.checks:
             if check.status is not CheckStatus.PASS:
                 lines.append(f"  {check.status.value}: {check.message}")

@@ -54,6 +54,9 @@ class ExampleRow:
     new: bool
     #: (metric, note) pairs: an LLM judge's rationale for this example
     notes: tuple[tuple[str, str], ...] = ()
+    #: the failure modes of its current output, and those its blessed output had not
+    categories: tuple[str, ...] = ()
+    new_categories: tuple[str, ...] = ()
 
 
 def format_input(value: Any) -> str | None:
@@ -152,7 +155,16 @@ def example_row(
         improved=bool(ex.flipped_to_right) or any(g > 0 for g in gains),
         new=ex.new,
         notes=tuple(sorted((getattr(ex, "notes", None) or {}).items())),
+        categories=tuple(ex.diagnosis.current) if ex.diagnosis is not None else (),
+        new_categories=_new_categories(ex),
     )
+
+
+def _new_categories(ex: ExampleResult) -> tuple[str, ...]:
+    found = ex.diagnosis
+    if found is None or found.baseline is None:
+        return ()
+    return tuple(name for name in found.current if name not in found.baseline)
 
 
 def example_rows(

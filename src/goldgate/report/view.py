@@ -22,6 +22,7 @@ from goldgate.model.result import (
     Verdict,
     gain,
 )
+from goldgate.report.diagnosis_view import DiagnosisView, diagnosis_view, run_headline
 from goldgate.report.formatting import (
     STATUS_ICONS,
     STATUS_LABELS,
@@ -132,6 +133,8 @@ class SuiteView:
     notes: tuple[str, ...] = ()
     #: what judging cost, one line per LLM-judge metric
     tallies: tuple[str, ...] = ()
+    #: why quality moved (None when the run made no diagnosis)
+    diagnosis: DiagnosisView | None = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,8 @@ class ReportView:
     n_checks: int
     hints: tuple[str, ...]
     errors: tuple[str, ...]
+    #: ``why: …``: the first regressed suite's diagnosis headline ("" when none regressed)
+    why: str = ""
 
 
 def build_view(result: RunResult) -> ReportView:
@@ -194,6 +199,7 @@ def build_view(result: RunResult) -> ReportView:
         n_checks=len(checks),
         hints=tuple(result.hints),
         errors=tuple(result.errors),
+        why=run_headline(result.suites) or "",
     )
 
 
@@ -339,6 +345,7 @@ def _suite_view(suite: SuiteResult, alpha: float | None = None) -> SuiteView:
         n_new=moves.table.n_new(),
         tallies=tuple(line for m in suite.metrics if (line := judge_tally(m))),
         notes=tuple(suite_notes(suite)),
+        diagnosis=diagnosis_view(suite, versions=False),
     )
 
 

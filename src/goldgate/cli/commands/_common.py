@@ -170,6 +170,7 @@ METRIC_HEADER = ["metric", "baseline", "current", "delta", "interval"]
 def summary(result: RunResult) -> str:
     """The short plain-text summary a command prints: verdict, per-suite table, problems."""
     from goldgate.model.result import CheckStatus
+    from goldgate.report.diagnosis_view import run_headline, terminal_lines
     from goldgate.report.sentences import suite_notes
 
     checks = result.checks()
@@ -183,6 +184,9 @@ def summary(result: RunResult) -> str:
         head += f" ({plural(len(checks), 'check')}: {', '.join(counts)})"
     if result.errors:
         head += f"; {plural(len(result.errors), 'suite')} in error"
+    why = run_headline(result.suites)
+    if why is not None:  # the first line says why, when the run regressed
+        head += f"; {why}"
     lines = [head]
     for suite in result.suites:
         lines.append("")
@@ -194,6 +198,7 @@ def summary(result: RunResult) -> str:
             lines.append(f"  error: {suite.error}")
             continue
         lines.append(table(METRIC_HEADER, metric_rows(suite.metrics)))
+        lines += terminal_lines(suite)
         for check in suite.checks:
             if check.status in (CheckStatus.FAIL, CheckStatus.FORGIVEN, CheckStatus.IMPROVED):
                 lines.append(f"  {check.status.value.upper()}: {check.message}")

@@ -73,6 +73,8 @@ def _suite(root: ET.Element, suite: SuiteResult, timestamp: str) -> dict[str, in
         ("examples", str(suite.n_examples)),
     ):
         ET.SubElement(properties, "property", {"name": name, "value": _clean(value)})
+    for name, value in _diagnosis_properties(suite):
+        ET.SubElement(properties, "property", {"name": name, "value": _clean(value)})
     for check in suite.checks:
         kind = _testcase(element, classname, check)
         counts["tests"] += 1
@@ -88,6 +90,27 @@ def _suite(root: ET.Element, suite: SuiteResult, timestamp: str) -> dict[str, in
         counts["errors"] += 1
     _set_counts(element, counts, timestamp)
     return counts
+
+
+def _diagnosis_properties(suite: SuiteResult) -> list[tuple[str, str]]:
+    """The diagnosis as properties: the headline, and per category its counts
+    (``category.empty`` = ``blessed 0, current 22, new 22, regressed 22``)."""
+    found = suite.diagnosis
+    if found is None:
+        return []
+    props = [("why", found.headline), ("regressed_examples", str(found.regressed))]
+    for name, counts in found.categories.items():
+        parts = [
+            f"{label} {'-' if value is None else value}"
+            for label, value in (
+                ("blessed", counts.baseline),
+                ("current", counts.current),
+                ("new", counts.new),
+                ("regressed", counts.regressed),
+            )
+        ]
+        props.append((f"category.{name}", ", ".join(parts)))
+    return props
 
 
 def _set_counts(element: ET.Element, counts: dict[str, int], timestamp: str | None) -> None:

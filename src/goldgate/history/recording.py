@@ -130,6 +130,8 @@ def category_records(suite: SuiteResult, statuses: dict[str, str]) -> list[Metri
             status=statuses.get(name),
         )
         for name, counts in found.categories.items()
+        # a mode found on neither side is not recorded: a clean run adds no series
+        if counts.current or counts.baseline
     ]
 
 

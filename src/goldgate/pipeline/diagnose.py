@@ -162,8 +162,9 @@ def _regressed(
     paired = ~np.isnan(then)
     if not paired.any():
         return metric, None
-    change = np.where(paired, now - np.where(paired, then, 0.0), 0.0)
-    worse = gain(1.0, directions[metric]) * change < -EPSILON
+    with np.errstate(over="ignore", invalid="ignore"):  # a custom metric's 1e308
+        change = np.where(paired, now - np.where(paired, then, 0.0), 0.0)
+        worse = gain(1.0, directions[metric]) * change < -EPSILON
     return metric, worse & paired
 
 

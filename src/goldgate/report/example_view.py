@@ -155,13 +155,18 @@ def example_row(
         improved=bool(ex.flipped_to_right) or any(g > 0 for g in gains),
         new=ex.new,
         notes=tuple(sorted((getattr(ex, "notes", None) or {}).items())),
-        categories=tuple(ex.diagnosis.current) if ex.diagnosis is not None else (),
+        categories=_categories(ex),
         new_categories=_new_categories(ex),
     )
 
 
+def _categories(ex: ExampleResult) -> tuple[str, ...]:
+    found = getattr(ex, "diagnosis", None)  # rows built field by field may leave it out
+    return tuple(found.current) if found is not None else ()
+
+
 def _new_categories(ex: ExampleResult) -> tuple[str, ...]:
-    found = ex.diagnosis
+    found = getattr(ex, "diagnosis", None)
     if found is None or found.baseline is None:
         return ()
     return tuple(name for name in found.current if name not in found.baseline)

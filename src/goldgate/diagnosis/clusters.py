@@ -38,10 +38,21 @@ class Unexplained:
     blessed: str | None
 
 
+def _escape(char: str) -> str:
+    code = ord(char)
+    return (
+        f"\\x{code:02x}"
+        if code <= 0xFF
+        else f"\\u{code:04x}"
+        if code <= 0xFFFF
+        else f"\\U{code:08x}"
+    )
+
+
 def printable(text: str, limit: int = MAX_PATTERN) -> str:
     """``text`` with every character that is not printable written as an escape, cut to
     ``limit`` characters: a pattern is model output, shown in every report."""
-    shown = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+    shown = "".join(c if c.isprintable() else _escape(c) for c in text)
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 

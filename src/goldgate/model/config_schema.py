@@ -34,6 +34,10 @@ def config_json_schema() -> dict[str, Any]:
     diagnose = schema["properties"]["diagnose"]
     diagnose["anyOf"] = [*diagnose.get("anyOf", []), {"const": False}, {"const": "off"}]
     diagnose.pop("default", None)
+    from goldgate.diagnosis.registry import builtin_detector_names
+
+    disable = defs["DiagnoseConfig"]["properties"]["disable"]
+    disable["items"] = {"enum": builtin_detector_names()}
     return schema
 
 

@@ -40,7 +40,13 @@ from goldgate.pipeline.compare import (
     load_baseline,
     review_suite,
 )
-from goldgate.pipeline.diagnose import BlessedFacts, blessed_facts, diagnose_suite, prepare
+from goldgate.pipeline.diagnose import (
+    BlessedFacts,
+    blessed_facts,
+    diagnose_suite,
+    prepare,
+    review_max_new,
+)
 from goldgate.pipeline.plan import relative_path, select_suites
 from goldgate.pipeline.record import failed_suite, run_result, write_blessed, write_run_reports
 from goldgate.pipeline.reuse import kept_outputs, reviewed_outputs, reviewed_result
@@ -230,6 +236,8 @@ def bless_reviewed(
     scored: dict[str, ScoredSuite] = {}
     results: list[SuiteResult] = []
     failed: dict[str, list[str]] = {}
+    gates_categories = any(config.suites[n].max_new for n in names)
+    diagnosis = prepare(config, current, None) if gates_categories else None
     for name in names:
         kept = current.suites.get(name) if current is not None and new_only else None
         scored[name] = _score_for_bless(config, name, kept, reviewed, progress)
@@ -237,6 +245,10 @@ def bless_reviewed(
         suite_result = review_suite(
             config, name, scored[name], previous, label, current is not None
         )
+        if diagnosis is not None:  # max_new refuses a bless as any failed check does
+            suite_result = review_max_new(
+                config, diagnosis, name, scored[name], previous, suite_result
+            )
         results.append(suite_result)
         messages = [c.message for c in suite_result.checks if c.status is CheckStatus.FAIL]
         if messages:

@@ -147,6 +147,19 @@ def test_max_new_fails_the_gate_on_its_own(
     checks = {(c["rule"], c["status"]) for c in _result(root)["suites"][0]["checks"]}
     assert ("max_drop", "pass") in checks and ("max_new", "fail") in checks
     assert _result(root)["verdict"] == "regressed"
+    # the pytest plugin's failure message says why too
+    from goldgate.model.result import RunResult
+    from goldgate.pytest.rendering import render_failure
+
+    result = RunResult.from_json_file(root / "goldgate-report" / "result.json")
+    suite = result.suites[0]
+    message = render_failure(suite, [c for c in suite.checks if c.status.value == "fail"], result)
+    assert "why: 22 of 22 regressed examples are now empty (0 before)" in message
+    assert "empty: 0 blessed → 22 now, 22 new" in message
+    # a bless refuses it as it refuses any failed check, and accepts it when told to
+    blessed = (root / "goldgate.baseline.json").read_bytes()
+    assert _goldgate(root, monkeypatch, "bless") == 1
+    assert (root / "goldgate.baseline.json").read_bytes() == blessed
     # Without the rule the same run passes: the report still shows the categories.
     text = (root / "goldgate.yaml").read_text().replace("    max_new: {empty: 0}\n", "")
     (root / "goldgate.yaml").write_text(text)

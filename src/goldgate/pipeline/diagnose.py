@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -38,6 +38,7 @@ from goldgate.model.config import Config
 from goldgate.model.diagnosis import Changes, SuiteDiagnosis
 from goldgate.model.example_table import DiagnosisColumns, example_table
 from goldgate.model.result import CheckStatus, SuiteResult, Verdict, gain
+from goldgate.pipeline.score import ScoredSuite
 
 #: a per-example score worse than the blessed one by more than this has regressed
 EPSILON = 1e-9
@@ -248,4 +249,52 @@ def diagnose_suite(
     )
 
 
-__all__ = ["BlessedFacts", "RunDiagnosis", "blessed_facts", "diagnose_suite", "prepare"]
+def review_max_new(
+    config: Config,
+    run: RunDiagnosis,
+    name: str,
+    scored: ScoredSuite,
+    previous: SuiteBaseline | None,
+    review: SuiteResult,
+) -> SuiteResult:
+    """A bless's review of one suite with its ``max_new`` checks (its only use of the
+    diagnosis: a bless refuses a system that newly falls into a gated category)."""
+    suite = config.suites[name]
+    if not suite.max_new or review.error is not None:
+        return review
+    records = scored.golden.records
+    blessed = previous.blessed_outputs() if previous is not None else None
+
+    def texts() -> Iterator[tuple[str, str | None, Any, Sequence[str]]]:
+        for record in records:
+            old = blessed(record.id) if blessed is not None else None
+            yield (
+                scored.outputs[record.id][0],
+                old[0] if old else None,
+                record.input,
+                record.references,
+            )
+
+    masks = diagnose_sides(texts, len(records), run.detectors)
+    ids = [record.id for record in records]
+    checks = list(review.checks) + max_new_checks(
+        name,
+        suite.max_new,
+        [d.name for d in run.detectors],
+        newly(masks),
+        ids,
+        [record.tags for record in records] if suite.max_new_slices else [],
+        slices=suite.max_new_slices,
+        baseline_found=previous is not None,
+    )
+    return review.model_copy(update={"checks": checks, "verdict": verdict_of(checks)})
+
+
+__all__ = [
+    "BlessedFacts",
+    "RunDiagnosis",
+    "blessed_facts",
+    "diagnose_suite",
+    "prepare",
+    "review_max_new",
+]

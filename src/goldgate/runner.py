@@ -108,19 +108,20 @@ def run(
     # hundreds of MB of statistics) is let go before the history and the reports are written.
     del baseline
     release_free_memory()
-    # Only now are the blessed outputs of edited and removed examples decoded (a packed
-    # suite's whole block): not on top of the statistics of both sides.
-    fill_blessed_outputs(results, outputs_of)
+    # Only now are the blessed outputs decoded (a packed suite's whole block), for the
+    # diagnosis and the edited and removed examples: not on top of the statistics of both sides.
     if diagnosis is not None:
-        # after the statistics are gone: the detectors read texts, and the blessed side's
-        # outputs are decoded (and let go) one suite at a time
+        # after the statistics are gone: the detectors read texts, and each suite's blessed
+        # outputs are decoded once, let go after (kept for the examples edited since the
+        # baseline, which fill_blessed_outputs reads next and then lets go)
         for index, suite_result in enumerate(results):
             results[index] = diagnose_suite(
                 config, diagnosis, suite_result, facts.get(suite_result.name)
             )
             blessed_outputs = outputs_of.get(suite_result.name)
-            if isinstance(blessed_outputs, BlessedOutputs):
+            if isinstance(blessed_outputs, BlessedOutputs) and suite_result.golden_change is None:
                 blessed_outputs.release()
+    fill_blessed_outputs(results, outputs_of)
     add_trends(config, results)
     if not baseline_found:
         hints.insert(

@@ -64,20 +64,23 @@ def diagnose_sides(
     chosen: Sequence[Detector],
     *,
     blessed_masks: Masks | None = None,
+    outputs_only: Callable[[], Iterable[tuple[str, str | None]]] | None = None,
 ) -> SideMasks:
     """Both sides' masks; ``texts()`` gives each example's (output, blessed output, input,
     references), in order, afresh each time it is called (it is read twice: once for each
     side's context, once to diagnose a chunk of examples at a time).
 
     ``blessed_masks`` (the blessed side diagnosed before, aligned with the examples) is used
-    instead of diagnosing the blessed outputs again.
+    instead of diagnosing the blessed outputs again. ``outputs_only()`` (when given) gives
+    each example's (output, blessed output) alone, for the first reading.
     """
     if len(chosen) > MAX_DETECTORS:
         raise ConfigError(f"at most {MAX_DETECTORS} detectors may run, got {len(chosen)}")
     outputs: list[str] = []
     blessed_outputs: list[str] = []
     has = np.zeros(n, dtype=bool)
-    for index, (output, old, _, _) in enumerate(texts()):
+    pairs = outputs_only() if outputs_only is not None else ((t[0], t[1]) for t in texts())
+    for index, (output, old) in enumerate(pairs):
         outputs.append(output)
         if old is not None:
             has[index] = True

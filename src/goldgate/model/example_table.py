@@ -153,6 +153,11 @@ class ExampleTable(Sequence[ExampleResult]):
         for row in self:
             yield row.output, row.baseline_output, row.input, row.references
 
+    def diagnosis_outputs(self) -> Iterator[tuple[str, str | None]]:
+        """Each example's output and blessed output (None when it has none), in order."""
+        for output, old, _, _ in self.diagnosis_inputs():
+            yield output, old
+
     def with_diagnosis(self, columns: DiagnosisColumns) -> ExampleTable:
         """This table with each example's categories (``ExampleResult.diagnosis``) set."""
         rows = [
@@ -463,6 +468,14 @@ class ExampleColumns(ExampleTable):
                     record.input,
                     record.references,
                 )
+
+    def diagnosis_outputs(self) -> Iterator[tuple[str, str | None]]:
+        # by id alone: no golden record is decoded for what only the outputs answer
+        outputs_of = self._baseline_outputs
+        outputs = self._outputs
+        for example_id in self.ids:
+            old = outputs_of(example_id) if outputs_of is not None else None
+            yield outputs[example_id][0], old[0] if old else None
 
     def with_diagnosis(self, columns: DiagnosisColumns) -> ExampleTable:
         table = copy.copy(self)

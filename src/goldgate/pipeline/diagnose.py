@@ -181,7 +181,13 @@ def diagnose_suite(
     names = [d.name for d in detectors]
     cache = _cache_path(run, facts, table.ids, suite.golden_hash) if n else None
     cached = _cached(cache, n)
-    masks = diagnose_sides(table.diagnosis_inputs, n, detectors, blessed_masks=cached)
+    masks = diagnose_sides(
+        table.diagnosis_inputs,
+        n,
+        detectors,
+        blessed_masks=cached,
+        outputs_only=table.diagnosis_outputs,
+    )
     if cached is None and cache is not None:
         _keep(cache, np.where(masks.has_baseline, masks.baseline, np.uint64(0)))
     diagnosed = facts is not None

@@ -229,3 +229,29 @@ def test_patterns_show_control_characters_escaped() -> None:
     items = [Unexplained(f"a{i}", f"\u202eevil \x1b[31m now {i}", "old") for i in range(4)]
     (cluster,) = find_clusters(items)
     assert cluster.pattern == "\\u202eevil \\x1b[31m now"
+
+
+def test_length_drift_options_reach_a_detector_that_takes_them() -> None:
+    from goldgate.diagnosis.chosen import _with_options
+
+    class Drift:
+        name = "length_drift"
+        version = 1
+
+        def __init__(self, ratio: float = 3.0) -> None:
+            self.ratio = ratio
+
+        def __call__(self, example: object, context: object) -> None:
+            return None
+
+    class Fixed:
+        name = "length_drift"
+        version = 1
+
+        def __call__(self, example: object, context: object) -> None:
+            return None
+
+    made = _with_options(Drift(), {"ratio": 2.5})
+    assert isinstance(made, Drift) and made.ratio == 2.5
+    fixed = Fixed()
+    assert _with_options(fixed, {"ratio": 2.5}) is fixed  # nothing to take it: as it is

@@ -446,6 +446,7 @@ def test_schema_describes_every_key() -> None:
         "anchor",
         "confirm",
         "budget",
+        "diagnose",
     }
     assert schema["required"] == ["version", "suites"]
     defs = schema["$defs"]

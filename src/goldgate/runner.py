@@ -29,7 +29,7 @@ from goldgate.errors import BaselineError, GoldgateError
 from goldgate.execution.memory import release_free_memory
 from goldgate.gate.drift import Anchors
 from goldgate.metrics.budget import NOT_RUN_ON_BUDGET, Budget, spending
-from goldgate.model.baseline import Baseline, SuiteBaseline
+from goldgate.model.baseline import Baseline, BlessedOutputs, SuiteBaseline
 from goldgate.model.baseline_io import read_baseline
 from goldgate.model.config import Config
 from goldgate.model.gate_records import BudgetUse
@@ -41,6 +41,13 @@ from goldgate.pipeline.compare import (
     gate_suite,
     load_baseline,
     review_suite,
+)
+from goldgate.pipeline.diagnose import (
+    BlessedFacts,
+    blessed_facts,
+    diagnose_suite,
+    prepare,
+    review_max_new,
 )
 from goldgate.pipeline.plan import relative_path, select_suites
 from goldgate.pipeline.record import failed_suite, run_result, write_blessed, write_run_reports
@@ -82,6 +89,9 @@ def run(
     # each suite's blessed outputs (ids and one packed block), not the rest of its baseline
     outputs_of: dict[str, Callable[[str], Sequence[str] | None]] = {}
     budget = Budget(config.budget.max_usd) if config.budget is not None else None
+    # the detectors (a project's own fail here, before any system is called) and the changes
+    diagnosis = prepare(config, baseline, baseline_ref)
+    facts: dict[str, BlessedFacts] = {}
     for name in names:
         if budget is not None and budget.stopped:  # the calls a later suite makes cost too
             results.append(failed_suite(config, name, f"not run: {NOT_RUN_ON_BUDGET}"))
@@ -95,6 +105,7 @@ def run(
             # (no name left bound to the suite's baseline: its statistics go with ``baseline``)
             if baseline is not None and name in baseline.suites:
                 outputs_of[name] = baseline.suites[name].blessed_outputs()
+                facts[name] = blessed_facts(baseline.suites[name])
         except GoldgateError as exc:
             errors.append(str(exc))
             suite_result = failed_suite(config, name, str(exc))
@@ -104,8 +115,19 @@ def run(
     # hundreds of MB of statistics) is let go before the history and the reports are written.
     del baseline
     release_free_memory()
-    # Only now are the blessed outputs of edited and removed examples decoded (a packed
-    # suite's whole block): not on top of the statistics of both sides.
+    # Only now are the blessed outputs decoded (a packed suite's whole block), for the
+    # diagnosis and the edited and removed examples: not on top of the statistics of both sides.
+    if diagnosis is not None:
+        # after the statistics are gone: the detectors read texts, and each suite's blessed
+        # outputs are decoded once, let go after (kept for the examples edited since the
+        # baseline, which fill_blessed_outputs reads next and then lets go)
+        for index, suite_result in enumerate(results):
+            results[index] = diagnose_suite(
+                config, diagnosis, suite_result, facts.get(suite_result.name)
+            )
+            blessed_outputs = outputs_of.get(suite_result.name)
+            if isinstance(blessed_outputs, BlessedOutputs) and suite_result.golden_change is None:
+                blessed_outputs.release()
     fill_blessed_outputs(results, outputs_of)
     add_trends(config, results)
     if not baseline_found:
@@ -237,6 +259,8 @@ def bless_reviewed(
     results: list[SuiteResult] = []
     failed: dict[str, list[str]] = {}
     budget = Budget(config.budget.max_usd) if config.budget is not None else None
+    gates_categories = any(config.suites[n].max_new for n in names)
+    diagnosis = prepare(config, current, None) if gates_categories else None
     for name in names:
         kept = current.suites.get(name) if current is not None and new_only else None
         with spending(budget):
@@ -245,6 +269,10 @@ def bless_reviewed(
         suite_result = review_suite(
             config, name, scored[name], previous, label, current is not None
         )
+        if diagnosis is not None:  # max_new refuses a bless as any failed check does
+            suite_result = review_max_new(
+                config, diagnosis, name, scored[name], previous, suite_result
+            )
         results.append(suite_result)
         messages = [c.message for c in suite_result.checks if c.status is CheckStatus.FAIL]
         if messages:

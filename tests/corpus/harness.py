@@ -60,6 +60,8 @@ _DURATION = re.compile(r"\b(in|after|took) \d+(?:\.\d+)?(ms| ?s)\b")
 _IDENTITY = re.compile(r'"system": "[0-9a-f]{64}"')
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost):\d+")
 _CRASH = re.compile(r"crash-[\w.-]+?\.txt")
+# the diagnosis records the Python and package versions of the run (result.json)
+_VERSIONS = re.compile(r'"versions": \{[^{}]*\}')
 # what a progress reporter prints to a CI log: "suite: callable: 3/50", "... 50/50 in 0.1s"
 _PROGRESS = re.compile(r"^[^\n]*: \d+/\d+(?: \([^)]*\))?(?: in <D>s)?[^\n]*$\n?", re.M)
 
@@ -75,6 +77,7 @@ def normalise(text: str, root: Path) -> str:
     text = _IDENTITY.sub('"system": "<IDENTITY>"', text)
     text = _PORT.sub(lambda m: f"{m.group(1)}:<PORT>", text)
     text = _CRASH.sub("crash-<ID>.txt", text)
+    text = _VERSIONS.sub('"versions": "<VERSIONS>"', text)
     version = re.escape(goldgate.__version__)
     return re.sub(rf"(?<![\w.]){version}(?![\w.])", "<VERSION>", text)
 

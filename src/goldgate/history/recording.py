@@ -93,6 +93,7 @@ def run_record(
                     examples=table.current(summary.metric) if keep else (),
                 )
             )
+        metrics += category_records(suite, statuses)
     return RunRecord(
         created_at=result.created_at,
         verdict=result.verdict.value,
@@ -107,6 +108,31 @@ def run_record(
         suites=tuple(suites),
         metrics=tuple(metrics),
     )
+
+
+#: the prefix of a category's series in the history (beside the metrics' own)
+CATEGORY_PREFIX = "category:"
+
+
+def category_records(suite: SuiteResult, statuses: dict[str, str]) -> list[MetricRecord]:
+    """Each category's count of current outputs as a series of its own (``category:empty``),
+    the blessed count as its baseline: the history charts failure modes like scores."""
+    found = suite.diagnosis
+    if found is None:
+        return []
+    return [
+        MetricRecord(
+            suite=suite.name,
+            metric=f"{CATEGORY_PREFIX}{name}",
+            signature=f"diagnosis:{name}|v{found.detectors.get(name, 0)}",
+            score=float(counts.current),
+            baseline=None if counts.baseline is None else float(counts.baseline),
+            status=statuses.get(name),
+        )
+        for name, counts in found.categories.items()
+        # a mode found on neither side is not recorded: a clean run adds no series
+        if counts.current or counts.baseline
+    ]
 
 
 def record_run(result: RunResult, config: Config, *, source: str = "run") -> list[str]:

@@ -247,6 +247,13 @@ class SuiteConfig(_Model):
         description="examples that must pass on their own (a rule, or a list of rules): a"
         " failure fails the suite however the aggregate moved, and is never forgiven as noise",
     )
+    max_new: dict[str, int] = Field(
+        default_factory=dict,
+        description="category (failure mode) → how many examples may newly fall into it"
+        " since the baseline: `{empty: 0, refusal: 0}` fails a system that starts returning"
+        " empty outputs or refusing, whatever its scores",
+    )
+    max_new_slices: bool = Field(default=False, description="apply max_new to every tag slice too")
     # An fsspec URL as written: a Path would fold its "//" (s3://b/k -> s3:/b/k).
     _goldens_url: str | None = PrivateAttr(default=None)
 
@@ -281,6 +288,14 @@ class SuiteConfig(_Model):
     @classmethod
     def _one_rule(cls, value: Any) -> Any:
         return [value] if isinstance(value, dict) else value
+
+    @field_validator("max_new")
+    @classmethod
+    def _counts(cls, value: dict[str, int]) -> dict[str, int]:
+        for name, count in value.items():
+            if count < 0:
+                raise KeyedError(f"max_new.{name} must be 0 or more, got {count}", (name,))
+        return value
 
     @model_validator(mode="after")
     def _check_metrics_and_gate(self) -> SuiteConfig:
@@ -449,6 +464,52 @@ class BudgetConfig(_Model):
     )
 
 
+class LengthDriftConfig(_Model):
+    """The ``length_drift`` detector's threshold."""
+
+    ratio: float | None = Field(
+        default=None,
+        gt=1,
+        le=1000,
+        description="how many times longer or shorter (relative to its references) the output"
+        " must be than the blessed output was before `length_drift` fires; default: the"
+        " detector's own",
+    )
+
+
+class DiagnoseConfig(_Model):
+    """The regression diagnosis: which failure-mode detectors run on every output."""
+
+    detectors: list[str] = Field(
+        default_factory=list,
+        description="a project's own detectors, each `package.module:attribute` naming an"
+        " object with `name`, `version` and `__call__(example, context)`",
+    )
+    disable: list[str] = Field(
+        default_factory=list, description="built-in detectors not to run, by name"
+    )
+    length_drift: LengthDriftConfig = Field(default_factory=LengthDriftConfig)
+
+    @model_validator(mode="after")
+    def _known(self) -> DiagnoseConfig:
+        from goldgate.diagnosis.registry import builtin_detector_names
+
+        names = builtin_detector_names()
+        for index, name in enumerate(self.disable):
+            if name not in names:
+                raise KeyedError(
+                    f"no built-in detector {name!r}{did_you_mean(name, names)}; the built-in"
+                    f" detectors: {', '.join(names)}",
+                    ("disable", index),
+                )
+        for index, spec in enumerate(self.detectors):
+            if not CALLABLE_PATH.match(spec):
+                raise KeyedError(
+                    f"expected 'package.module:attribute', got {spec!r}", ("detectors", index)
+                )
+        return self
+
+
 def _switch(value: Any) -> Any:
     """YAML 1.1 reads a bare ``off`` as false; "off" arrives quoted or from TOML."""
     if value is False or (isinstance(value, str) and value.lower() in ("off", "false", "no")):
@@ -505,6 +566,11 @@ class Config(_Model):
     budget: BudgetConfig | None = Field(
         default=None, description="the most one run may spend on calls that report a cost"
     )
+    diagnose: DiagnoseConfig | None = Field(
+        default_factory=DiagnoseConfig,
+        description="the regression diagnosis (failure modes of every output, why quality"
+        " fell); off (or false) for none",
+    )
     root: Path = Field(default_factory=Path.cwd, description="not read from the file")
     source: Path | None = Field(default=None, description="not read from the file")
 
@@ -516,6 +582,11 @@ class Config(_Model):
     @field_validator("history", mode="before")
     @classmethod
     def _history_switch(cls, value: Any) -> Any:
+        return _switch(value)
+
+    @field_validator("diagnose", mode="before")
+    @classmethod
+    def _diagnose_switch(cls, value: Any) -> Any:
         return _switch(value)
 
     @model_validator(mode="after")
@@ -534,6 +605,7 @@ class Config(_Model):
                     f"'suites.{name}.system'",
                     ("suites", name),
                 )
+            self._check_max_new(name, suite)
         for name in self.systems:
             if not SUITE_NAME.match(name):
                 raise KeyedError(
@@ -541,6 +613,28 @@ class Config(_Model):
                     ("systems", name),
                 )
         return self
+
+    def _check_max_new(self, name: str, suite: SuiteConfig) -> None:
+        if not suite.max_new:
+            return
+        if self.diagnose is None:
+            raise KeyedError(
+                "max_new needs the diagnosis, which `diagnose: off` turns off",
+                ("suites", name, "max_new"),
+            )
+        from goldgate.diagnosis.registry import builtin_detector_names
+
+        names = [n for n in builtin_detector_names() if n not in self.diagnose.disable]
+        for category in suite.max_new:
+            # a project's own detectors name themselves when imported: checked by the run
+            if category in names or self.diagnose.detectors:
+                continue
+            off = " (turned off by diagnose.disable)" if category in self.diagnose.disable else ""
+            raise KeyedError(
+                f"max_new names {category!r}, which no detector finds{off}"
+                f"{did_you_mean(category, names)}; the categories: {', '.join(names)}",
+                ("suites", name, "max_new", category),
+            )
 
     @model_validator(mode="wrap")
     @classmethod

@@ -31,6 +31,13 @@ def config_json_schema() -> dict[str, Any]:
     history = schema["properties"]["history"]
     history["anyOf"] = [*history.get("anyOf", []), {"const": False}, {"const": "off"}]
     history.pop("default", None)
+    diagnose = schema["properties"]["diagnose"]
+    diagnose["anyOf"] = [*diagnose.get("anyOf", []), {"const": False}, {"const": "off"}]
+    diagnose.pop("default", None)
+    from goldgate.diagnosis.registry import builtin_detector_names
+
+    disable = defs["DiagnoseConfig"]["properties"]["disable"]
+    disable["items"] = {"enum": builtin_detector_names()}
     return schema
 
 

@@ -8,6 +8,7 @@ when it is read, so a million-example suite is not held as a million row objects
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any, Protocol, overload
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, GetJson
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema, to_json
 
+from goldgate.model.diagnosis import ExampleDiagnosis
 from goldgate.model.golden_records import PackedRecords
 
 
@@ -42,6 +44,9 @@ class ExampleResult(BaseModel):
     notes: dict[str, str] = Field(
         default_factory=dict,
         description="metric → its note on this example (an LLM judge's short rationale)",
+    )
+    diagnosis: ExampleDiagnosis | None = Field(
+        default=None, description="the failure modes of its current and blessed outputs"
     )
 
 
@@ -142,10 +147,67 @@ class ExampleTable(Sequence[ExampleResult]):
         (the golden set computes them as it is read); None otherwise."""
         return None
 
+    def diagnosis_inputs(self) -> Iterator[tuple[str, str | None, Any, Sequence[str]]]:
+        """Each example's output, blessed output (None when it has none), input and
+        references, in order: what the failure-mode detectors read."""
+        for row in self:
+            yield row.output, row.baseline_output, row.input, row.references
+
+    def diagnosis_outputs(self) -> Iterator[tuple[str, str | None]]:
+        """Each example's output and blessed output (None when it has none), in order."""
+        for output, old, _, _ in self.diagnosis_inputs():
+            yield output, old
+
+    def with_diagnosis(self, columns: DiagnosisColumns) -> ExampleTable:
+        """This table with each example's categories (``ExampleResult.diagnosis``) set."""
+        rows = [
+            row.model_copy(update={"diagnosis": columns.at(index)})
+            for index, row in enumerate(self)
+        ]
+        return ExampleRows(rows)
+
     def json_rows(self) -> Iterator[bytes]:
         """Each row as ``model_dump_json(exclude_defaults=True)`` gives it, in order."""
         for row in self:
             yield row.model_dump_json(exclude_defaults=True).encode("utf-8")
+
+
+class DiagnosisColumns:
+    """Each example's categories as bit masks over ``names`` (bit i: ``names[i]``): two
+    integers an example, not a list of names each."""
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        current: npt.NDArray[np.uint64],
+        baseline: npt.NDArray[np.uint64],
+        has_baseline: npt.NDArray[np.bool_],
+    ) -> None:
+        self.names = tuple(names)
+        self.current = current
+        self.baseline = baseline
+        self.has_baseline = has_baseline
+        self._lists: dict[int, list[str]] = {}
+
+    def names_of(self, mask: int) -> list[str]:
+        """The names of the bits set in ``mask``, in detector order."""
+        found = self._lists.get(mask)
+        if found is None:
+            found = [name for bit, name in enumerate(self.names) if mask >> bit & 1]
+            self._lists[mask] = found
+        return list(found)
+
+    def fields(self, index: int) -> dict[str, Any]:
+        """The ``diagnosis`` field of the example at ``index``, as JSON data."""
+        return {
+            "current": self.names_of(int(self.current[index])),
+            "baseline": self.names_of(int(self.baseline[index]))
+            if self.has_baseline[index]
+            else None,
+        }
+
+    def at(self, index: int) -> ExampleDiagnosis:
+        return ExampleDiagnosis(**self.fields(index))
 
 
 class ExampleRows(ExampleTable):
@@ -236,6 +298,7 @@ class ExampleColumns(ExampleTable):
         self._to_right = _by_id(flipped_to_right)
         self._notes = notes
         self._paired_at = None if paired_at is None else np.asarray(paired_at, dtype=np.intp)
+        self._diagnosis: DiagnosisColumns | None = None
 
     def __len__(self) -> int:
         return len(self._records)
@@ -323,6 +386,8 @@ class ExampleColumns(ExampleTable):
                 notes = {s: n[position] or "" for s, n in self._notes.items() if n[position]}
                 if notes:
                     row["notes"] = notes
+            if self._diagnosis is not None:
+                row["diagnosis"] = self._diagnosis.fields(start + at_slice)
             yield row
 
     def row(self, index: int) -> ExampleResult:
@@ -392,6 +457,31 @@ class ExampleColumns(ExampleTable):
         found = self._record_digests
         return found(self.ids) if found is not None else None
 
+    def diagnosis_inputs(self) -> Iterator[tuple[str, str | None, Any, Sequence[str]]]:
+        outputs_of = self._baseline_outputs
+        for start in range(0, len(self), _ROWS_PER_SLICE):
+            for record in self._records[start : start + _ROWS_PER_SLICE]:
+                old = outputs_of(record.id) if outputs_of is not None else None
+                yield (
+                    self._outputs[record.id][0],
+                    old[0] if old else None,
+                    record.input,
+                    record.references,
+                )
+
+    def diagnosis_outputs(self) -> Iterator[tuple[str, str | None]]:
+        # by id alone: no golden record is decoded for what only the outputs answer
+        outputs_of = self._baseline_outputs
+        outputs = self._outputs
+        for example_id in self.ids:
+            old = outputs_of(example_id) if outputs_of is not None else None
+            yield outputs[example_id][0], old[0] if old else None
+
+    def with_diagnosis(self, columns: DiagnosisColumns) -> ExampleTable:
+        table = copy.copy(self)
+        table._diagnosis = columns
+        return table
+
 
 def _by_id(flips: Mapping[str, Collection[str]]) -> dict[str, tuple[str, ...]]:
     """spec → ids turned into id → specs (in the order of the specs)."""
@@ -404,7 +494,7 @@ def _by_id(flips: Mapping[str, Collection[str]]) -> dict[str, tuple[str, ...]]:
 
 def _filled(fields: dict[str, Any]) -> dict[str, Any]:
     """A row's fields with those left out at their defaults (fresh lists and dicts)."""
-    return {
+    filled = {
         "line": None,
         "tags": [],
         "input": None,
@@ -415,8 +505,12 @@ def _filled(fields: dict[str, Any]) -> dict[str, Any]:
         "flipped_to_right": [],
         "new": False,
         "notes": {},
+        "diagnosis": None,
         **fields,
     }
+    if filled["diagnosis"] is not None:
+        filled["diagnosis"] = ExampleDiagnosis.model_construct(**filled["diagnosis"])
+    return filled
 
 
 class ExamplesField:

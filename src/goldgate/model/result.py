@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+from goldgate.model.diagnosis import SuiteDiagnosis
 from goldgate.model.example_table import ExampleResult, ExamplesField
 from goldgate.model.examples_file import EXAMPLES_FILE, examples_file_bytes, read_examples_file
 from goldgate.model.gate_records import BudgetUse, Confirmation, MustPassOutcome
@@ -130,6 +131,7 @@ class CheckResult(_Model):
     rule: str = Field(
         description="min | max | max_drop | max_drop_rel | max_flips | max_drift | max_drift_rel"
         " | must_pass"
+        " | max_new (its metric is then the category's name)"
     )
     threshold: float
     status: CheckStatus
@@ -245,6 +247,11 @@ class SuiteResult(_Model):
         default=None,
         description="set when failing checks were re-run to confirm them (`confirm`); left"
         " out of the JSON otherwise",
+    )
+    diagnosis: SuiteDiagnosis | None = Field(
+        default=None,
+        description="why quality moved: failure-mode categories on both sides, clusters,"
+        " the headline and what changed since the baseline (absent with `diagnose: off`)",
     )
 
 

@@ -149,7 +149,11 @@ def render_failure(
     suite: SuiteResult, failed: Sequence[CheckResult], result: RunResult | None = None
 ) -> str:
     """The failure text of a suite: failed checks, the metric table, the worst examples."""
+    from goldgate.report.diagnosis_view import terminal_lines
+
     lines = [f"goldgate {suite_heading(suite)}"]
+    if suite.diagnosis is not None:
+        lines.append(f"why: {suite.diagnosis.headline}")
     if result is not None and result.baseline:
         found = "" if result.baseline_found else " (not found)"
         lines.append(f"baseline: {result.baseline}{found}")
@@ -157,12 +161,13 @@ def render_failure(
     for check in failed:
         lines.append(f"  {check.rule} {check.threshold:g}: {check.message}")
         if check.must_pass is not None:
-            from goldgate.report.must_pass_view import terminal_lines
+            from goldgate.report.must_pass_view import terminal_lines as must_pass_lines
 
-            lines += terminal_lines(check)
+            lines += must_pass_lines(check)
     lines.append("metrics:")
     lines += metric_table(suite)
-    falling = list(dict.fromkeys(c.metric for c in failed if c.rule != "max"))
+    lines += terminal_lines(suite, indent="")[1:]
+    falling = list(dict.fromkeys(c.metric for c in failed if c.rule not in ("max", "max_new")))
     examples = worst_regressed(suite, falling, SHOWN_EXAMPLES)
     if examples:
         lines.append(f"worst regressed examples ({', '.join(falling)}):")
@@ -180,6 +185,7 @@ def render_failure(
 def render_summary(result: RunResult) -> list[str]:
     """The terminal summary of a run: the verdict and each suite's table."""
     from goldgate.model.result import CheckStatus
+    from goldgate.report.diagnosis_view import terminal_lines
 
     lines = [f"verdict: {result.verdict.value}"]
     for suite in result.suites:
@@ -188,6 +194,7 @@ def render_summary(result: RunResult) -> list[str]:
             lines.append(f"  error: {suite.error}")
             continue
         lines += metric_table(suite)
+        lines += terminal_lines(suite)
         for check in suite.checks:
             if check.status is not CheckStatus.PASS:
                 lines.append(f"  {check.status.value}: {check.message}")

@@ -54,6 +54,9 @@ class ExampleRow:
     new: bool
     #: (metric, note) pairs: an LLM judge's rationale for this example
     notes: tuple[tuple[str, str], ...] = ()
+    #: the failure modes of its current output, and those its blessed output had not
+    categories: tuple[str, ...] = ()
+    new_categories: tuple[str, ...] = ()
 
 
 def format_input(value: Any) -> str | None:
@@ -152,7 +155,21 @@ def example_row(
         improved=bool(ex.flipped_to_right) or any(g > 0 for g in gains),
         new=ex.new,
         notes=tuple(sorted((getattr(ex, "notes", None) or {}).items())),
+        categories=_categories(ex),
+        new_categories=_new_categories(ex),
     )
+
+
+def _categories(ex: ExampleResult) -> tuple[str, ...]:
+    found = getattr(ex, "diagnosis", None)  # rows built field by field may leave it out
+    return tuple(found.current) if found is not None else ()
+
+
+def _new_categories(ex: ExampleResult) -> tuple[str, ...]:
+    found = getattr(ex, "diagnosis", None)
+    if found is None or found.baseline is None:
+        return ()
+    return tuple(name for name in found.current if name not in found.baseline)
 
 
 def example_rows(

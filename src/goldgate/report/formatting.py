@@ -90,7 +90,7 @@ def fmt_p(p_value: float | None) -> str:
 
 def fmt_threshold(check: CheckResult) -> str:
     """The rule and its threshold as a user wrote it, e.g. ``max_drop 1.0``."""
-    if check.rule == "max_flips":
+    if check.rule in ("max_flips", "max_new"):
         return f"{check.rule} {int(check.threshold)}"
     return f"{check.rule} {check.threshold:g}"
 

@@ -98,6 +98,8 @@ def build_charts(view: HistoryView) -> list[Chart]:
             for p in blessed.get((suite, metric), [])
         ]
         events.sort(key=lambda e: (e.when, e.kind != "bless"))
+        if metric.startswith("category:") and not any(e.score for e in events):
+            continue  # a failure mode no recorded run ever had: no chart of zeros
         charts.append(_chart(suite, metric, events))
     return charts
 

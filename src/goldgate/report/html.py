@@ -25,6 +25,7 @@ from markupsafe import Markup, escape
 
 from goldgate.model.example_table import example_table
 from goldgate.model.result import RunResult, SuiteResult
+from goldgate.report.diagnosis_view import change_lines
 from goldgate.report.example_view import DIFF_CHARS, example_rows
 from goldgate.report.formatting import fmt_delta, round_points
 from goldgate.report.ranking import gains
@@ -310,6 +311,8 @@ def example_data(result: RunResult, selection: Selection | None = None) -> dict[
     metric_index: dict[str, int] = {}
     tags: list[str] = sorted({t for _, kept in selection.suites for ex in kept for t in ex.tags})
     tag_index = {t: i for i, t in enumerate(tags)}
+    categories: list[str] = []
+    category_index: dict[str, int] = {}
     rows = []
     for row in example_rows(result, selection.suites):
         cells = []
@@ -349,9 +352,23 @@ def example_data(result: RunResult, selection: Selection | None = None) -> dict[
             entry["o"] = lengths
         if row.notes:  # a judge's rationale per metric (the judge keeps it short)
             entry["j"] = [list(note) for note in row.notes]
+        if row.categories:  # the failure modes of its current output; "C": the new ones
+            for name in row.categories:
+                if name not in category_index:
+                    category_index[name] = len(categories)
+                    categories.append(name)
+            entry["c"] = [category_index[name] for name in row.categories]
+            if row.new_categories:
+                entry["C"] = [category_index[name] for name in row.new_categories]
         rows.append(entry)
     lower = {m.metric for s in result.suites for m in s.metrics if not m.higher_is_better}
-    data: dict[str, Any] = {"suites": suites, "metrics": metrics, "tags": tags, "rows": rows}
+    data: dict[str, Any] = {
+        "suites": suites,
+        "metrics": metrics,
+        "tags": tags,
+        "categories": categories,
+        "rows": rows,
+    }
     # Metrics where lower is better (TER): the script colours, filters and sorts by worsening.
     data["lower"] = [i for i, name in enumerate(metrics) if name in lower]
     data["total"] = selection.total
@@ -387,4 +404,9 @@ def render_html(result: RunResult) -> str:
         csp=csp,
         icons=HTML_ICONS,
         slice_rule=slice_rule(),
+        # what changed, versions included (the Markdown leaves them to result.json)
+        why_changes={
+            suite.name: change_lines(suite.diagnosis.changes) if suite.diagnosis else ()
+            for suite in result.suites
+        },
     )

@@ -138,7 +138,7 @@ def suite_properties(suite: SuiteResult) -> list[tuple[str, str]]:
     pairs += _metric_properties("", suite.metrics)
     for piece in suite.slices:
         pairs += _metric_properties(f"slice.{piece.tag}.", piece.metrics)
-    return pairs
+    return pairs + _diagnosis_properties(suite)
 
 
 def _suite(root: ET.Element, suite: SuiteResult, timestamp: str) -> dict[str, int]:
@@ -169,6 +169,27 @@ def _suite(root: ET.Element, suite: SuiteResult, timestamp: str) -> dict[str, in
         counts["errors"] += 1
     _set_counts(element, counts, timestamp)
     return counts
+
+
+def _diagnosis_properties(suite: SuiteResult) -> list[tuple[str, str]]:
+    """The diagnosis as properties: the headline, and per category its counts
+    (``category.empty`` = ``blessed 0, current 22, new 22, regressed 22``)."""
+    found = suite.diagnosis
+    if found is None:
+        return []
+    props = [("why", found.headline), ("regressed_examples", str(found.regressed))]
+    for name, counts in found.categories.items():
+        parts = [
+            f"{label} {'-' if value is None else value}"
+            for label, value in (
+                ("blessed", counts.baseline),
+                ("current", counts.current),
+                ("new", counts.new),
+                ("regressed", counts.regressed),
+            )
+        ]
+        props.append((f"category.{name}", ", ".join(parts)))
+    return props
 
 
 def _set_counts(element: ET.Element, counts: dict[str, int], timestamp: str | None) -> None:

@@ -25,6 +25,7 @@ from urllib.parse import quote
 
 from goldgate.model.examples_file import EXAMPLES_FILE
 from goldgate.model.result import RunResult, SuiteResult
+from goldgate.report.diagnosis_view import DiagnosisView
 from goldgate.report.diff import DiffOp
 from goldgate.report.example_view import ExampleRow, ScoreCell, example_row, shared_ids
 from goldgate.report.formatting import DASH, clip, fmt_delta, fmt_points
@@ -184,7 +185,8 @@ def _head_blocks(view: ReportView) -> list[str]:
     meta.append(prose(view.significance) if view.significance else "significance off")
     if view.budget:
         meta.append(prose(view.budget))
-    blocks.append(f"{prose(view.headline)}\n\n{_SEP.join(meta)}\n\n")
+    why = f"**{view.why[:1].upper()}{prose(view.why[1:])}**\n\n" if view.why else ""
+    blocks.append(f"{why}{prose(view.headline)}\n\n{_SEP.join(meta)}\n\n")
     if view.errors:
         lines = ["> [!CAUTION]", "> **Errors**"]
         lines += [f"> - {prose(err)}" for err in view.errors]
@@ -257,6 +259,8 @@ def _suite_blocks(suite: SuiteView, ci: str) -> list[str]:
         ]
         lines += [_metric_line(row) for row in suite.metrics]
         blocks.append("\n".join(lines) + "\n\n")
+    if suite.diagnosis is not None:
+        blocks.append(_why_block(suite.name, suite.diagnosis))
     if suite.moved_slices:
         shown = suite.moved_slices[:MAX_SLICES_PER_SUITE]
         lines = [
@@ -280,6 +284,30 @@ def _suite_blocks(suite: SuiteView, ci: str) -> list[str]:
             )
         blocks.append("\n".join(lines) + f"\n\n{rule}\n\n")
     return blocks
+
+
+def _why_block(name: str, why: DiagnosisView) -> str:
+    """The suite's "Why": the headline, the category table, the clusters, what changed."""
+    lines = [f"**Why ({ident(name)})**: {prose(why.headline)}", ""]
+    rows = [row for row in why.rows if row.shown]
+    if rows:
+        lines += [
+            "| category | blessed | current | new | regressed |",
+            "|:--|--:|--:|--:|--:|",
+        ]
+        for row in rows:
+            lines.append(f"| {ident(row.name, table=True)} | " + " | ".join(row.cells()) + " |")
+        lines.append("")
+    else:
+        lines += [f"No failure mode found on either side ({prose(why.detectors)}).", ""]
+    if why.clusters:
+        lines += [f"- {prose(cluster)}" for cluster in why.clusters]
+        lines.append("")
+    if why.changes:
+        lines += ["<details><summary>What changed since the baseline</summary>", ""]
+        lines += [f"- {prose(change)}" for change in why.changes]
+        lines += ["", "</details>", ""]
+    return "\n".join(lines) + "\n"
 
 
 def _lower_note(row: MetricRow) -> str:
@@ -381,6 +409,14 @@ def _example_block(row: ExampleRow, report_url: str | None = None) -> str:
     flips = [c.metric for c in row.scores if c.flip == "wrong"]
     if flips:
         summary.append("flipped to wrong: " + ", ".join(html_text(m) for m in flips))
+    if row.categories:
+        summary.append(
+            "now: "
+            + ", ".join(
+                f"<b>{html_text(c)}</b> (new)" if c in row.new_categories else html_text(c)
+                for c in row.categories
+            )
+        )
     if row.tags:
         tags = " ".join(
             f"<code>{html_text(clip(t, MAX_INLINE_CHARS)[0])}</code>"

@@ -85,6 +85,13 @@ def check_sentence(check: CheckResult, alpha: float | None = None) -> str:
         if status is CheckStatus.FAIL:
             return f"{went}, more than the {allowed:,} allowed"
         return f"{went}; {allowed:,} allowed"
+    if check.rule == "max_new" and check.current is not None:
+        n = int(check.current)
+        allowed = int(check.threshold)
+        went = f"{wording.plural(n, 'example')} newly {check.metric} since the baseline"
+        if status is CheckStatus.FAIL:
+            return f"{went}, more than the {allowed:,} allowed"
+        return f"{went}; {allowed:,} allowed"
     if check.rule in ("max_drop", "max_drop_rel") and check.delta is not None:
         moved = _moved(check)
         tolerance = _tolerance(check)

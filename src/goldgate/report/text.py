@@ -8,6 +8,8 @@ runner would read as a command.
 from __future__ import annotations
 
 from goldgate.model.result import CheckStatus, RunResult
+from goldgate.report.diagnosis_view import run_headline
+from goldgate.report.diagnosis_view import terminal_lines as diagnosis_lines
 from goldgate.report.must_pass_view import terminal_lines
 from goldgate.report.sentences import budget_sentence, suite_notes
 from goldgate.terminal import console
@@ -28,6 +30,9 @@ def summary(result: RunResult) -> str:
         head += f" ({plural(len(checks), 'check')}: {', '.join(counts)})"
     if result.errors:
         head += f"; {plural(len(result.errors), 'suite')} in error"
+    why = run_headline(result.suites)
+    if why is not None:  # the first line says why, when the run regressed
+        head += f"; {why}"
     lines = [head]
     if result.budget is not None:
         lines.append(budget_sentence(result.budget))
@@ -41,6 +46,7 @@ def summary(result: RunResult) -> str:
             lines.append(f"  error: {suite.error}")
             continue
         lines.append(table(METRIC_HEADER, metric_rows(suite.metrics)))
+        lines += diagnosis_lines(suite)
         for check in suite.checks:
             if check.status in (CheckStatus.FAIL, CheckStatus.FORGIVEN, CheckStatus.IMPROVED):
                 lines.append(f"  {check.status.value.upper()}: {check.message}")

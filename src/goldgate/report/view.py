@@ -22,6 +22,7 @@ from goldgate.model.result import (
     Verdict,
     gain,
 )
+from goldgate.report.diagnosis_view import DiagnosisView, diagnosis_view, run_headline
 from goldgate.report.formatting import (
     STATUS_ICONS,
     STATUS_LABELS,
@@ -138,6 +139,8 @@ class SuiteView:
     notes: tuple[str, ...] = ()
     #: what judging cost, one line per LLM-judge metric
     tallies: tuple[str, ...] = ()
+    #: why quality moved (None when the run made no diagnosis)
+    diagnosis: DiagnosisView | None = None
 
 
 @dataclass(frozen=True)
@@ -167,6 +170,8 @@ class ReportView:
     must_pass_failures: tuple[MustPassRow, ...] = ()
     #: the run's spend against its budget ("" when no budget is set)
     budget: str = ""
+    #: ``why: …``: the first regressed suite's diagnosis headline ("" when none regressed)
+    why: str = ""
 
 
 def build_view(result: RunResult) -> ReportView:
@@ -206,6 +211,7 @@ def build_view(result: RunResult) -> ReportView:
         errors=tuple(result.errors),
         must_pass_failures=failing_rows(result),
         budget=budget_sentence(result.budget),
+        why=run_headline(result.suites) or "",
     )
 
 
@@ -351,6 +357,7 @@ def _suite_view(suite: SuiteResult, alpha: float | None = None) -> SuiteView:
         n_new=moves.table.n_new(),
         tallies=tuple(line for m in suite.metrics if (line := judge_tally(m))),
         notes=tuple(suite_notes(suite)),
+        diagnosis=diagnosis_view(suite, versions=False),
     )
 
 

@@ -1,0 +1,125 @@
+"""Run the detectors over both sides of a suite into bit masks: one integer an example and
+side (bit i: detector i present), not a list of names or a dict of evidence an example.
+
+The current side is every example's output (its first sample); the blessed side is the
+blessed output of each example that has one, judged against the same record. Each side's
+:class:`~goldgate.diagnosis.detector.SideContext` is computed over that side's outputs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from goldgate.diagnosis.detect import side_context
+from goldgate.diagnosis.detector import Detector, Example, SideContext
+from goldgate.errors import ConfigError
+
+#: a mask holds one bit per detector
+MAX_DETECTORS = 64
+
+Masks = npt.NDArray[np.uint64]
+
+
+@dataclass(frozen=True)
+class SideMasks:
+    """Both sides' masks of one suite, aligned with its examples."""
+
+    current: Masks
+    baseline: Masks
+    #: whether the example has a blessed output (diagnosed on the blessed side)
+    has_baseline: npt.NDArray[np.bool_]
+
+
+def source_text(value: Any) -> str | None:
+    """A golden input as the text a detector reads (a structured input as canonical JSON)."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+#: examples turned into ``Example`` objects at a time (a million at once would cost ~300 MB)
+_CHUNK = 4096
+
+Texts = Iterable[tuple[str, str | None, Any, Sequence[str]]]
+
+
+def _apply(examples: Sequence[Example], chosen: Sequence[Detector], context: SideContext) -> Masks:
+    masks = np.zeros(len(examples), dtype=np.uint64)
+    for bit, detector in enumerate(chosen):
+        hits = [i for i, example in enumerate(examples) if detector(example, context) is not None]
+        if hits:
+            masks[np.asarray(hits, dtype=np.intp)] |= np.uint64(1 << bit)
+    return masks
+
+
+def diagnose_sides(
+    texts: Callable[[], Texts],
+    n: int,
+    chosen: Sequence[Detector],
+    *,
+    blessed_masks: Masks | None = None,
+    outputs_only: Callable[[], Iterable[tuple[str, str | None]]] | None = None,
+) -> SideMasks:
+    """Both sides' masks; ``texts()`` gives each example's (output, blessed output, input,
+    references), in order, afresh each time it is called (it is read twice: once for each
+    side's context, once to diagnose a chunk of examples at a time).
+
+    ``blessed_masks`` (the blessed side diagnosed before, aligned with the examples) is used
+    instead of diagnosing the blessed outputs again. ``outputs_only()`` (when given) gives
+    each example's (output, blessed output) alone, for the first reading.
+    """
+    if len(chosen) > MAX_DETECTORS:
+        raise ConfigError(f"at most {MAX_DETECTORS} detectors may run, got {len(chosen)}")
+    outputs: list[str] = []
+    blessed_outputs: list[str] = []
+    has = np.zeros(n, dtype=bool)
+    pairs = outputs_only() if outputs_only is not None else ((t[0], t[1]) for t in texts())
+    for index, (output, old) in enumerate(pairs):
+        outputs.append(output)
+        if old is not None:
+            has[index] = True
+            blessed_outputs.append(old)
+    if len(outputs) != n:
+        raise ValueError(f"expected {n} examples, got {len(outputs)}")
+    current_context = side_context(outputs)
+    del outputs
+    diagnose_blessed = blessed_masks is None and bool(blessed_outputs)
+    blessed_context = side_context(blessed_outputs) if diagnose_blessed else SideContext()
+    del blessed_outputs
+    current = np.zeros(n, dtype=np.uint64)
+    baseline = np.zeros(n, dtype=np.uint64)
+    chunk: list[Example] = []
+    old_chunk: list[Example] = []
+    old_at: list[int] = []
+    start = 0
+
+    def flush() -> None:
+        nonlocal start
+        current[start : start + len(chunk)] = _apply(chunk, chosen, current_context)
+        if old_chunk:
+            baseline[np.asarray(old_at, dtype=np.intp)] = _apply(old_chunk, chosen, blessed_context)
+        start += len(chunk)
+        chunk.clear()
+        old_chunk.clear()
+        old_at.clear()
+
+    for index, (output, old, raw_input, references) in enumerate(texts()):
+        source = source_text(raw_input)
+        refs = tuple(references)
+        chunk.append(Example(output, source, refs, old))
+        if old is not None and diagnose_blessed:
+            old_chunk.append(Example(old, source, refs, None))
+            old_at.append(index)
+        if len(chunk) == _CHUNK:
+            flush()
+    if chunk:
+        flush()
+    if blessed_masks is not None:
+        baseline = np.where(has, blessed_masks, np.uint64(0)).astype(np.uint64)
+    return SideMasks(current, baseline, has)

@@ -244,7 +244,7 @@ def test_a_project_detector_runs_and_gates(tmp_path: Path, monkeypatch: pytest.M
     )
     assert _goldgate(root, monkeypatch, "run") == 1
     diagnosis = _result(root)["suites"][0]["diagnosis"]
-    assert diagnosis["detectors"] == {"empty": 1, "sure_opening": 3}
+    assert diagnosis["detectors"]["sure_opening"] == 3 and diagnosis["detectors"]["empty"] == 1
     assert diagnosis["categories"]["sure_opening"]["new"] == 12
     assert diagnosis["headline"].startswith("12 of 12 regressed examples now show sure_opening")
     assert _examples(root)[0]["diagnosis"] == {"current": ["sure_opening"], "baseline": []}
@@ -253,13 +253,26 @@ def test_a_project_detector_runs_and_gates(tmp_path: Path, monkeypatch: pytest.M
     assert _goldgate(root, monkeypatch, "run") == 2
 
 
+def _word(i: int) -> str:
+    """A made-up word of its own for each ``i``: no number, nothing shared."""
+    return "".join(chr(97 + (i * 7 + k * 3) % 26) for k in range(5))
+
+
 def test_unexplained_regressions_are_clustered_and_said_plainly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # length_drift off: a sentence in front of a short QA answer is a real drift in length,
+    # and the point here is what no detector explains (the references kept whole: numbers,
+    # the sentence's end)
     root = _project(tmp_path, gate="{max_drop: 1.0}")
+    config = root / "goldgate.yaml"
+    config.write_text(config.read_text() + "diagnose: {disable: [length_drift]}\n")
     _predict(root, _good)
     assert _goldgate(root, monkeypatch, "bless") == 0
-    _predict(root, lambda i, row: f"Sure! Here is the answer: {i}" if i < 12 else _good(i, row))
+    _predict(
+        root,
+        lambda i, row: f"Sure! Here is the answer: {_good(i, row)}" if i < 12 else _good(i, row),
+    )
     assert _goldgate(root, monkeypatch, "run") == 1
     diagnosis = _result(root)["suites"][0]["diagnosis"]
     assert diagnosis["clusters"][0]["pattern"] == "Sure! Here is the answer:"
@@ -270,7 +283,7 @@ def test_unexplained_regressions_are_clustered_and_said_plainly(
         " them, but 12 now begin with 'Sure! Here is the answer:'"
     )
     # different wrong answers that share nothing: said plainly
-    _predict(root, lambda i, row: f"w{i}x{i * 7}" if i < 12 else _good(i, row))
+    _predict(root, lambda i, row: f"{_word(i)} {_good(i, row)}" if i < 12 else _good(i, row))
     assert _goldgate(root, monkeypatch, "run") == 1
     headline = _result(root)["suites"][0]["diagnosis"]["headline"]
     assert headline == (
@@ -289,7 +302,7 @@ def test_diagnose_off_and_disabled(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert "diagnosis" not in _examples(root)[0]
     (root / "goldgate.yaml").write_text(text + "diagnose: {disable: [empty]}\n")
     assert _goldgate(root, monkeypatch, "run") == 0
-    assert _result(root)["suites"][0]["diagnosis"]["categories"] == {}
+    assert "empty" not in _result(root)["suites"][0]["diagnosis"]["categories"]
     # max_new naming a detector turned off, or none at all: a configuration error
     (root / "goldgate.yaml").write_text(
         text + "    max_new: {empty: 0}\ndiagnose: {disable: [empty]}\n"

@@ -415,3 +415,28 @@ def test_search_works_offline(site: Path) -> None:
 def test_architecture_is_on_the_site(site: Path) -> None:
     text = _text(site / "explanation/architecture.html")
     assert "Seams: where a new one goes" in text
+
+
+def test_search_finds_pages_from_the_file_system_with_no_network(site: Path) -> None:
+    """Opened from disk (file://), the search box finds a page, and nothing is fetched from
+    the network on the way (the worker's shim is vendored, the index is a script)."""
+    from tests.report.browser import ARGS, CHROMIUM, require_browser
+
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            requests: list[str] = []
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto((site / "how-to" / "large-sets.html").as_uri())
+            page.keyboard.press("/")
+            page.locator("input.md-search__input").press_sequentially("max_drift", delay=20)
+            page.locator(".md-search-result__item").first.wait_for(timeout=20_000)
+            titles = page.locator(".md-search-result__article h1").all_inner_texts()
+        finally:
+            browser.close()
+    assert "Catch slow drift" in titles
+    assert [url for url in requests if not url.startswith("file:")] == []

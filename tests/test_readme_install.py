@@ -26,7 +26,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 _NOT_SOURCE = shutil.ignore_patterns(
     ".git", ".venv*", ".ci", ".goldgate", "build", "dist", "*.egg-info", "__pycache__",
-    ".*_cache", ".hypothesis", "goldgate-report", "node_modules",
+    ".*_cache", ".hypothesis", "goldgate-report", "node_modules", "site",
 )  # fmt: skip
 
 

@@ -289,6 +289,18 @@ def test_every_configuration_key_is_in_the_reference(site: Path) -> None:
     text = _text(site / "reference/configuration.html")
     missing = [key for key in keys if key not in text]
     assert not missing
+    # and every key says what it means (a Field without a description fails here)
+    page = (site / "reference/configuration.html").read_text(encoding="utf-8")
+    rows = [
+        re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+        for row in re.findall(r"<tr>(.*?)</tr>", page, re.S)
+    ]
+    silent = [
+        html.unescape(re.sub(r"<[^>]+>", "", cells[0]))
+        for cells in rows
+        if len(cells) == 4 and not re.sub(r"<[^>]+>", "", cells[3]).strip()
+    ]
+    assert not silent, f"configuration keys without a description: {silent}"
 
 
 def test_every_command_and_option_is_in_the_reference(site: Path) -> None:

@@ -3,7 +3,8 @@
 The conventions (``docs/contributing/docs.md`` states them for writers):
 
 - ````yaml title="goldgate.yaml"```` is a whole configuration, validated as ``goldgate check``
-  validates one (the schema, then every metric built with its options);
+  validates one (the schema, then every metric built with its options), where it stands on
+  its page (after the blocks above it have run);
 - ````yaml title="goldgate.yaml (excerpt)"```` is a fragment from the top-level keys down,
   deep-merged into ``MINIMAL_CONFIG`` and validated the same way (a ``system`` it gives
   replaces the minimal one's: the kinds exclude each other);

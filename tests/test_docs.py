@@ -58,13 +58,8 @@ def test_the_pages_hold_configuration_examples() -> None:
     assert {"goldgate.yaml", "goldgate.yaml (excerpt)"} <= titles
 
 
-@pytest.mark.parametrize("block", CONFIGS, ids=_id)
-def test_configuration_example_is_valid(block: Block, tmp_path: Path) -> None:
-    """As ``goldgate check`` validates it: the schema, then every metric with its options."""
-    import goldgate
-
-    if block.no_run is not None:
-        pytest.skip(f"no-run: {block.no_run}")
+def _config_text(block: Block) -> str:
+    """The configuration a block stands for: itself, or an excerpt merged into the minimal one."""
     assert block.title in ("goldgate.yaml", "goldgate.yaml (excerpt)"), (
         f'{block.where}: a goldgate title is "goldgate.yaml" or "goldgate.yaml (excerpt)"'
     )
@@ -72,12 +67,15 @@ def test_configuration_example_is_valid(block: Block, tmp_path: Path) -> None:
     assert isinstance(data, dict), f"{block.where}: not a mapping"
     if block.title.endswith("(excerpt)"):
         data = deep_merge(MINIMAL_CONFIG, data)
-    path = tmp_path / "goldgate.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    try:
-        goldgate.load_config(path)
-    except goldgate.errors.GoldgateError as exc:  # type: ignore[attr-defined]
-        pytest.fail(f"{block.where}: {exc}")
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+#: Validates a configuration as ``goldgate check`` does before it reads any golden set.
+_VALIDATE = (
+    "import sys, goldgate, goldgate.errors\n"
+    "try:\n    goldgate.load_config(sys.argv[1])\n"
+    "except goldgate.errors.GoldgateError as exc:\n    print(exc)\n    sys.exit(1)\n"
+)
 
 
 def test_an_invalid_configuration_example_would_fail(tmp_path: Path) -> None:
@@ -138,7 +136,16 @@ def test_goldgate_command_lines_parse(block: Block) -> None:
 
 
 def _runnable(page: Path) -> list[Block]:
-    return [b for b in blocks(page) if b.lang in ("console", "python") and b.no_run is None]
+    """The blocks of a page that run: console, python, and configurations (validated where
+    they stand, in the folder the commands before them left, so a metric module they name
+    that an earlier block wrote is found)."""
+    return [
+        b
+        for b in blocks(page)
+        if b.no_run is None
+        and (b.lang in ("console", "python") or (b.lang in ("yaml", "yml") and b.title))
+        and (b.lang != "yaml" or b.title.startswith("goldgate"))
+    ]
 
 
 RUN_PAGES = [page for page in pages() if _runnable(page)]
@@ -178,13 +185,25 @@ _MARK = "\x00@@goldgate-docs@@"
 
 @pytest.mark.parametrize("page", RUN_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_page_examples_run(page: Path, tmp_path: Path) -> None:
-    """A page's console and python blocks, in order, in one shell in a copy of the example."""
+    """A page's console, python and configuration blocks, in order, in one shell in a copy of
+    the example project."""
     project = _copy_example(tmp_path)
     steps: list[tuple[str, Any]] = []
     script = ["set +e"]
     mark = f"__rc=$?; printf '\\000{_MARK[1:]}%d\\n' $__rc; (exit $__rc)"
     for block in _runnable(page):
-        if block.lang == "python":
+        if block.lang in ("yaml", "yml"):
+            config = tmp_path / f"config-{block.line}.yaml"
+            config.write_text(_config_text(block), encoding="utf-8")
+            steps.append(("config", block))
+            here = "./.goldgate-docs-example.yaml"
+            script.append(
+                f"cp {shlex.quote(str(config))} {here} && "
+                f"{shlex.quote(str(BIN / 'python'))} -c {shlex.quote(_VALIDATE)} {here} 2>&1; "
+                f"__v=$?; rm -f {here}; (exit $__v)"
+            )
+            script.append(mark)
+        elif block.lang == "python":
             code = tmp_path / f"block-{block.line}.py"
             code.write_text(block.body, encoding="utf-8")
             steps.append(("python", block))
@@ -214,9 +233,9 @@ def test_page_examples_run(page: Path, tmp_path: Path) -> None:
         previous = chunk.split("\n", 1)[1] if "\n" in chunk else ""
         code = int(code_text)
         actual = normalise(output.replace(str(tmp_path / "project"), "/path/to/project"))
-        if kind == "python":
+        if kind in ("python", "config"):
             if code != 0:
-                problems.append(f"{step.where}: python block exited {code}:\n{output}")
+                problems.append(f"{step.where}: {kind} block failed ({code}):\n{output}")
             continue
         where = f"{step.block.page.relative_to(ROOT)}:{step.line}"
         expected = normalise(step.expected)

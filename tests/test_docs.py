@@ -471,3 +471,23 @@ def test_search_finds_pages_from_the_file_system_with_no_network(site: Path) -> 
             browser.close()
     assert "Catch slow drift" in titles
     assert [url for url in requests if not url.startswith("file:")] == []
+
+
+def test_the_readme_links_into_the_docs(site: Path) -> None:
+    """README.md is read on GitHub, not on the site: its relative links name files of the
+    repository, and an anchor into a docs page is one the built page has."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert any(link.startswith("docs/") for link in links)
+    broken = []
+    for link in links:
+        if urlsplit(link).scheme:
+            continue
+        path, _, fragment = link.partition("#")
+        if not (ROOT / path).exists():
+            broken.append(link)
+        elif fragment and path.startswith("docs/") and path.endswith(".md"):
+            page = site / (path.removeprefix("docs/").removesuffix(".md") + ".html")
+            if fragment not in _parse(page).ids:
+                broken.append(link)
+    assert not broken

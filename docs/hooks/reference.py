@@ -388,7 +388,7 @@ def _metrics_page() -> str:
         except Exception as exc:  # needs a model, an endpoint or WordNet: say what
             first = str(exc).split(";")[0]
             signature = ""
-            lines.append(f"- **signature**: computed from the options in use ({_cell(first)})")
+            lines.append(f"- **signature**: depends on options it requires ({_cell(first)})")
         if signature:
             lines.append(f"- **signature** (defaults): `{signature}`")
         options = cls.Options.json_schema()

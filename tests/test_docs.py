@@ -269,7 +269,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if os.environ.get("CI") == "true":
             pytest.fail("mkdocs is not installed (the docs extra is part of the test extra)")
         pytest.skip("mkdocs is not installed: pip install -e '.[docs]'")
-    shared = tmp_path_factory.getbasetemp().parent
+    # xdist workers share their session's parent folder; a single process has its own
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     target = shared / "docs-site"
     with (shared / "docs-site.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

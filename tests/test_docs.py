@@ -493,3 +493,18 @@ def test_the_readme_links_into_the_docs(site: Path) -> None:
             if fragment not in _parse(page).ids:
                 broken.append(link)
     assert not broken
+
+
+def test_no_example_installs_or_uses_what_does_not_exist_yet() -> None:
+    """Until goldgate's first release there is no PyPI package and no ``v1`` tag: an example
+    that runs ``pip install goldgate`` or ``uses: OWNER/goldgate@v1`` fails as written (once
+    the release workflow has published 1.0, this test goes)."""
+    wrong = []
+    for block in all_blocks():
+        for number, line in enumerate(block.body.splitlines(), start=block.line + 1):
+            code = line.split("#", 1)[0]
+            if re.search(r"uses:\s*\S+/goldgate@v\d+\b", code) or re.search(
+                r"pip install\s+(-\S+\s+)*['\"]?goldgate(\[[^\]]*\])?['\"]?(?!\s*@)(\s|$)", code
+            ):
+                wrong.append(f"{block.page.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not wrong, "\n".join(wrong)

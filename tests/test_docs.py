@@ -508,3 +508,13 @@ def test_no_example_installs_or_uses_what_does_not_exist_yet() -> None:
             ):
                 wrong.append(f"{block.page.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_every_input_and_output_of_the_action_is_in_the_reference(site: Path) -> None:
+    document = _hook().action()
+    page = _parse(site / "reference/action.html")
+    for name in document["inputs"]:
+        assert f"input-{name}" in page.ids, name
+    for name in document["outputs"]:
+        assert f"output-{name}" in page.ids, name
+    assert {"github-token", "history-branch", "report-url"} <= set(document["inputs"])

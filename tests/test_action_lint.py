@@ -183,17 +183,22 @@ def test_pre_commit_hooks_environment_can_check_a_stemming_config(tmp_path: Path
 
 
 def _readme_workflows() -> list[tuple[str, dict[str, Any]]]:
-    """The README's YAML blocks that are workflows: their text and what it parses to."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The YAML blocks of the README and the docs that are workflows: text and parsed data."""
+    from tests.docs_examples import all_blocks
+
     blocks = (
-        (block, yaml.safe_load(block)) for block in re.findall(r"```yaml\n(.*?)```", text, re.S)
+        (block.body, yaml.safe_load(block.body))
+        for block in all_blocks()
+        if block.lang in ("yaml", "yml") and not block.title
     )
     return [(block, data) for block, data in blocks if isinstance(data, dict) and "jobs" in data]
 
 
 def test_actionlint_accepts_the_readmes_workflows(tmp_path: Path) -> None:
+    """Every workflow the README and the docs show (GitLab pipelines have no ``on``)."""
     files = []
-    for index, (text, _) in enumerate(_readme_workflows()):
+    workflows = [(t, d) for t, d in _readme_workflows() if True in d or "on" in d]
+    for index, (text, _) in enumerate(workflows):
         path = tmp_path / f"readme-{index}.yml"
         path.write_text(text, encoding="utf-8")
         files.append(path)
@@ -287,3 +292,26 @@ def test_a_release_moves_the_major_tag_that_uses_at_v1_follows(tmp_path: Path) -
     release_as("v2.0.0")
     assert major("v2") == _git(work, "rev-parse", "HEAD")
     assert major("v1") != major("v2")
+
+
+def test_the_pages_workflow_builds_the_site_as_the_tests_do() -> None:
+    """docs.yml publishes what ``./dev test`` builds: ``mkdocs build --strict`` from the docs
+    extra, on the default branch only, deployed by GitHub's own Pages actions."""
+    import tomllib
+
+    docs = yaml.safe_load((ROOT / ".github" / "workflows" / "docs.yml").read_text("utf-8"))
+    assert docs[True]["push"] == {"branches": ["main"]}
+    assert "pull_request" not in docs[True]
+    build = docs["jobs"]["build"]["steps"]
+    runs = " ".join(step.get("run", "") for step in build)
+    assert "-e '.[docs]'" in runs and "mkdocs build --strict" in runs
+    assert any(step.get("uses", "").startswith("actions/upload-pages-artifact@") for step in build)
+    deploy = docs["jobs"]["deploy"]
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert deploy["steps"][0]["uses"].startswith("actions/deploy-pages@")
+    assert docs["permissions"] == {"contents": "read"}
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"][
+        "optional-dependencies"
+    ]
+    assert set(extras["docs"]) <= set(extras["test"])  # ./dev test builds it from the same
+    assert 'mkdocs" build --strict' in (ROOT / "dev").read_text(encoding="utf-8")

@@ -26,14 +26,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 _NOT_SOURCE = shutil.ignore_patterns(
     ".git", ".venv*", ".ci", ".goldgate", "build", "dist", "*.egg-info", "__pycache__",
-    ".*_cache", ".hypothesis", "goldgate-report", "node_modules",
+    ".*_cache", ".hypothesis", "goldgate-report", "node_modules", "site",
 )  # fmt: skip
 
 
 def readme_lines() -> list[str]:
     """The shell lines of the "In your own project" block that runs in the project."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("### In your own project", 1)[1]
+    section = re.split(r"^#+ In your own project.*$", text, maxsplit=1, flags=re.M)[1]
     section = section.split("Then, in your project's directory", 1)[1]
     block = re.search(r"```bash\n(.*?)```", section, re.S)
     assert block is not None

@@ -68,9 +68,16 @@ class SystemConfig(_Model):
     callable: str | None = Field(
         default=None, description="module:function taking an input, returning a string"
     )
-    concurrency: int = Field(default=8, ge=1, le=1024)
+    concurrency: int = Field(
+        default=8, ge=1, le=1024, description="at most this many inputs in flight at once"
+    )
     # A bound, because the waits beneath (threading, subprocess) overflow on .inf or 1e12.
-    timeout_s: float = Field(default=60.0, gt=0, le=7 * 24 * 3600)
+    timeout_s: float = Field(
+        default=60.0,
+        gt=0,
+        le=7 * 24 * 3600,
+        description="seconds to wait for each output; past it the run stops with an error",
+    )
     samples: int = Field(default=1, ge=1, le=1000, description="outputs per input")
     env: dict[str, str] = Field(default_factory=dict, description="extra environment (command)")
     cache_key: str | None = Field(
@@ -237,7 +244,9 @@ class SuiteConfig(_Model):
     metrics: dict[str, dict[str, Any]] = Field(
         description="metric name (or module:function) → options"
     )
-    gate: dict[str, GateRule] = Field(default_factory=dict)
+    gate: dict[str, GateRule] = Field(
+        default_factory=dict, description="metric name → the rules its score must pass"
+    )
     system: SystemConfig | None = Field(
         default=None, description="this suite's own system (replaces the top-level one)"
     )
@@ -355,10 +364,19 @@ class SuiteConfig(_Model):
 class SignificanceConfig(_Model):
     """The paired bootstrap that tells a real drop from noise."""
 
-    method: Literal["paired_bootstrap"] = "paired_bootstrap"
-    resamples: int = Field(default=1000, ge=1, le=1_000_000)
-    alpha: float = Field(default=0.05, gt=0, lt=1)
-    seed: int = Field(default=0, ge=0)  # numpy's generators refuse negative seeds
+    method: Literal["paired_bootstrap"] = Field(
+        default="paired_bootstrap", description="how a drop is told from noise"
+    )
+    resamples: int = Field(
+        default=1000, ge=1, le=1_000_000, description="bootstrap resamples of the golden set"
+    )
+    alpha: float = Field(
+        default=0.05, gt=0, lt=1, description="a drop is real when its p-value is below this"
+    )
+    # numpy's generators refuse negative seeds
+    seed: int = Field(
+        default=0, ge=0, description="the bootstrap's seed: the same outputs give the same verdict"
+    )
 
 
 class DaskConfig(_Model):
@@ -404,8 +422,13 @@ ALL_REPORT_FORMATS: tuple[ReportFormat, ...] = ("md", "html", "json", "junit")
 class ReportConfig(_Model):
     """Where reports are written and in which formats."""
 
-    dir: Path = Path("goldgate-report")
-    formats: list[ReportFormat] = Field(default_factory=lambda: list(ALL_REPORT_FORMATS))
+    dir: Path = Field(
+        default=Path("goldgate-report"), description="the folder the reports are written to"
+    )
+    formats: list[ReportFormat] = Field(
+        default_factory=lambda: list(ALL_REPORT_FORMATS),
+        description="which reports `goldgate run` writes",
+    )
 
 
 class AnchorConfig(_Model):
@@ -526,7 +549,9 @@ class Config(_Model):
     system: SystemConfig | None = Field(
         default=None, description="the system under test (a suite may set its own)"
     )
-    suites: dict[str, SuiteConfig]
+    suites: dict[str, SuiteConfig] = Field(
+        description="suite name → its golden set, metrics and gate"
+    )
     systems: dict[str, SystemConfig] = Field(
         default_factory=dict,
         description="named candidate systems for `goldgate compare NAME NAME ...`, each"
@@ -537,7 +562,10 @@ class Config(_Model):
         default_factory=SignificanceConfig,
         description="paired bootstrap settings; off (or false) for plain thresholds",
     )
-    baseline: Path = Path("goldgate.baseline.json")
+    baseline: Path = Field(
+        default=Path("goldgate.baseline.json"),
+        description="the blessed baseline file, committed with the golden sets",
+    )
     on_golden_change: Literal["compare", "refuse"] = Field(
         default="compare",
         description="when the golden set changed since the baseline: compare on the examples"
@@ -551,7 +579,10 @@ class Config(_Model):
     )
     report: ReportConfig = Field(default_factory=ReportConfig)
     engine: EngineConfig = Field(default_factory=EngineConfig)
-    cache_dir: Path = Path(".goldgate")
+    cache_dir: Path = Field(
+        default=Path(".goldgate"),
+        description="outputs, embeddings, judgments and the run history are kept here",
+    )
     history: HistoryConfig | None = Field(
         default_factory=HistoryConfig, description="the run history; off (or false) for none"
     )

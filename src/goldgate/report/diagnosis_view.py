@@ -143,9 +143,16 @@ def category_line(row: CategoryRow) -> str:
 
 
 def terminal_lines(suite: SuiteResult, indent: str = "  ") -> list[str]:
-    """The headline and a line per top category, for a terminal summary."""
+    """The headline and a line per top category, for a terminal summary; nothing for a
+    suite where no example regressed and no failure mode is new (nothing to explain: the
+    reports keep the full table)."""
     view = diagnosis_view(suite, versions=False)
     if view is None:
+        return []
+    found = suite.diagnosis
+    # a category is news when it is new since the baseline, or found at all without one
+    news = any(row.new or (row.new is None and row.current) for row in view.rows)
+    if found is not None and not found.regressed and not news:
         return []
     lines = [f"{indent}why: {view.headline}"]
     shown = [row for row in view.rows if row.shown][:TERMINAL_CATEGORIES]

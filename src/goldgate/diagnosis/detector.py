@@ -46,7 +46,10 @@ class Detector(Protocol):
     simply called on every example): ``same_when_unchanged = True`` promises that an example
     whose current output equals its blessed one gets the same answer on both sides (so the
     blessed side's is reused), and ``reads_context = True`` limits that promise to sides
-    whose ``SideContext`` is equal.
+    whose ``SideContext`` is equal. A detector that reads the context may name, in
+    ``presence_reads``, the ``SideContext`` fields whether it fires depends on (its evidence
+    may read more): where only presence counts (the run's bit masks), equal values of those
+    fields are enough.
     """
 
     name: str

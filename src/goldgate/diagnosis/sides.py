@@ -76,16 +76,21 @@ def _apply(
     return masks
 
 
-def _reusable(chosen: Sequence[Detector], same_context: bool) -> int:
+def _reusable(chosen: Sequence[Detector], current: SideContext, blessed: SideContext) -> int:
     """The bits of the detectors whose blessed answer holds for an unchanged output: those
     that promise ``same_when_unchanged``, and of those that read the side's context, only
-    when both sides' contexts are equal."""
+    when what they read of it (``presence_reads``, else all of it) is equal on both sides."""
     bits = 0
     for bit, detector in enumerate(chosen):
         if getattr(detector, "same_when_unchanged", False) is not True:
             continue
-        if getattr(detector, "reads_context", False) is True and not same_context:
-            continue
+        if getattr(detector, "reads_context", False) is True:
+            fields = getattr(detector, "presence_reads", None)
+            if fields is None:
+                if current != blessed:
+                    continue
+            elif any(getattr(current, f) != getattr(blessed, f) for f in fields):
+                continue
         bits |= 1 << bit
     return bits
 
@@ -122,13 +127,14 @@ def diagnose_sides(
     current_context = side_context(outputs)
     del outputs
     diagnose_blessed = blessed_masks is None and bool(blessed_outputs)
-    blessed_context = side_context(blessed_outputs) if diagnose_blessed else SideContext()
+    # the blessed side's context: to diagnose it, and (cached or not) to know which of its
+    # answers an unchanged output may take
+    blessed_context = side_context(blessed_outputs) if blessed_outputs else SideContext()
     del blessed_outputs
     # An output equal to its blessed one (most of them, run after run) takes the blessed
     # side's answers: from this run's blessed masks or from the cached ones.
-    reused = _reusable(chosen, diagnose_blessed and blessed_context == current_context)
-    if not diagnose_blessed and blessed_masks is None:
-        reused = 0
+    known = diagnose_blessed or blessed_masks is not None
+    reused = _reusable(chosen, current_context, blessed_context) if known else 0
     current = np.zeros(n, dtype=np.uint64)
     baseline = np.zeros(n, dtype=np.uint64)
     chunk: list[Example] = []

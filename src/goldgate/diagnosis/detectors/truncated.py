@@ -83,6 +83,8 @@ class Truncated:
     version = 1
     same_when_unchanged = True
     reads_context = True
+    # whether it fires reads only the caps (the evidence also quotes a count)
+    presence_reads = ("length_caps",)
 
     def __call__(self, example: Example, context: SideContext) -> str | None:
         output = example.output.rstrip()

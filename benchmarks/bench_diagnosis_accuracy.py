@@ -1,8 +1,10 @@
 """The diagnosis detectors: accuracy on the labelled set, firing rate on real unchanged
 outputs, and throughput.
 
-(a) per mode, precision and recall on ``tests/diagnosis/labelled.jsonl`` (synthetic
-regressions of real outputs and unchanged controls); (b) on the real systems of the shared data
+(a) per mode, precision and recall on the labelled set (``tests/diagnosis/labelled``, built in
+memory: synthetic regressions of goldgate's own French, Spanish, Russian and Japanese sentences
+and, where the shared data is, of real English, German and Chinese outputs, with unchanged
+controls), overall and per language; (b) on the real systems of the shared data
 (WMT21, SummEval, SQuAD, XSum) with their references, current = blessed = the system's
 outputs, how often each detector fires (``surface_only``, ``refusal`` and ``format_break``
 should be near zero); (c) examples per second of each detector and of all together over those
@@ -13,6 +15,7 @@ below the floors the tests hold.
 
     python benchmarks/bench_diagnosis_accuracy.py
     python benchmarks/bench_diagnosis_accuracy.py --quick     # no real data, a smaller timing
+    python benchmarks/bench_diagnosis_accuracy.py --no-shared # as on a clone: own sentences
     python benchmarks/bench_diagnosis_accuracy.py --scale 1000000   # (e) as a run would
 """
 
@@ -25,12 +28,14 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.diagnosis.labelled import load, score  # noqa: E402
+from tests.diagnosis import labelled  # noqa: E402
+from tests.diagnosis.labelled import load, own, score, score_by_language  # noqa: E402
 from tests.diagnosis.test_accuracy import PRECISION, RECALL  # noqa: E402
 from tests.shared_data import DATA  # noqa: E402
 
@@ -60,9 +65,18 @@ def _examples(name: str) -> list[Example]:
     ]
 
 
-def accuracy() -> bool:
-    scores = score(load())
-    print("(a) labelled set: precision / recall per mode")
+def accuracy(with_shared: bool) -> bool:
+    rows = load() if with_shared else own()
+    scores = score(rows)
+    languages = Counter(str(row["lang"]) for row in rows)
+    parts = (
+        "own sentences and shared data"
+        if with_shared and labelled.shared_available()
+        else ("own sentences only (no shared data)")
+    )
+    print(f"(a) labelled set, {parts}: {len(rows)} rows, {len(languages)} languages")
+    print("  rows per language: " + ", ".join(f"{k} {v}" for k, v in sorted(languages.items())))
+    print("  precision / recall per mode")
     print(f"  {'mode':<16} {'positives':>9} {'precision':>9} {'recall':>7}")
     good = True
     for name, result in scores.items():
@@ -73,6 +87,19 @@ def accuracy() -> bool:
             f"  {name:<16} {result.positives:>9} {result.precision:>9.3f} "
             f"{result.recall:>7.3f}{flag}"
         )
+    by_language = score_by_language(rows)
+    names = list(scores)
+    print("  per language: positives precision/recall (- where a mode has no row there)")
+    print("  " + f"{'mode':<16}" + "".join(f"{lang:>15}" for lang in by_language))
+    for name in names:
+        cells = []
+        for lang_scores in by_language.values():
+            result = lang_scores[name]
+            if result.positives or result.false:
+                cells.append(f"{result.positives:>3} {result.precision:.2f}/{result.recall:.2f}")
+            else:
+                cells.append("-")
+        print("  " + f"{name:<16}" + "".join(f"{cell:>15}" for cell in cells))
     return good
 
 
@@ -185,17 +212,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="labelled set only, no real data")
     parser.add_argument(
+        "--no-shared",
+        action="store_true",
+        help="leave the shared data out, as on a user's clone (own sentences only)",
+    )
+    parser.add_argument(
         "--scale", type=int, default=0, help="also time both sides of this many QA records"
     )
     args = parser.parse_args(argv)
-    good = accuracy()
-    if args.quick or not DATA.is_dir():
-        rows = load()
+    with_shared = not args.no_shared
+    good = accuracy(with_shared)
+    if args.quick or not with_shared or not DATA.is_dir():
+        rows = load() if with_shared else own()
         examples = [
             Example(str(r["output"]), r["source"], tuple(r["references"]), r["blessed"])  # type: ignore[arg-type]
             for r in rows
         ]
-        print("(b) skipped: " + ("--quick" if args.quick else f"no shared data at {DATA}"))
+        why = "--quick" if args.quick else "--no-shared" if args.no_shared else f"no {DATA}"
+        print(f"(b) skipped: {why}")
         throughput(examples)
         both_sides(examples)
     else:

@@ -45,11 +45,14 @@ DIAGNOSIS = BENCH.parent / "bench_diagnosis_accuracy.py"
 
 
 @pytest.mark.timeout(120)
-def test_bench_diagnosis_accuracy_quick_holds_the_floors() -> None:
-    """``--quick`` prints the labelled set's table and a throughput; exit 0 = every mode at
-    the test's precision and recall floors."""
+@pytest.mark.parametrize("where", ["available", "--no-shared"])
+def test_bench_diagnosis_accuracy_quick_holds_the_floors(where: str) -> None:
+    """``--quick`` prints the labelled set's table, overall and per language, and a
+    throughput; exit 0 = every mode at the test's precision and recall floors. With
+    ``--no-shared`` (as on a user's clone) it scores the own sentences alone."""
+    extra = [where] if where.startswith("--") else []
     done = subprocess.run(
-        [sys.executable, str(DIAGNOSIS), "--quick"],
+        [sys.executable, str(DIAGNOSIS), "--quick", *extra],
         capture_output=True,
         text=True,
         check=False,
@@ -58,3 +61,8 @@ def test_bench_diagnosis_accuracy_quick_holds_the_floors() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "(a) labelled set" in done.stdout and "all (detect_side)" in done.stdout
     assert "BELOW FLOOR" not in done.stdout
+    counts = next(line for line in done.stdout.splitlines() if "rows per language" in line)
+    for lang in ("fr", "es", "ru", "ja"):
+        assert f" {lang} " in counts
+    if extra:
+        assert "own sentences only" in done.stdout and " en " not in counts

@@ -1,6 +1,12 @@
-"""Build ``labelled.jsonl``: synthetic regressions of real outputs, labelled with their modes.
+"""The labelled rows built from the real outputs of the shared data, in memory.
 
-    python -m tests.diagnosis.make_labelled        # needs ../shared/data; seeded, deterministic
+Used by ``labelled`` (which adds the rows of goldgate's own sentences, ``own_labelled``);
+nothing is written into the repository: the shared texts may not be copied into it (see
+``../shared/data/README.md``), so the rows are built from them at test or benchmark time, in
+a fraction of a second, seeded and deterministic. To read them, dump every available row to a
+file of your choosing, outside the repository:
+
+    python -m tests.diagnosis.labelled --out /tmp/labelled.jsonl
 
 Every row is one current output with its input, references and blessed output, from the real
 data sets beside the repository (WMT21 German→English and English→Chinese, the same German
@@ -12,10 +18,6 @@ definition (a truncation that halves the output is also a length drift): a detec
 a mode in neither counts against its precision. ``suite`` groups rows whose outputs share a
 ``SideContext`` (one suite is cut at a length cap). The transformations never look at the
 detectors: they model what a broken system does.
-
-The texts are others' (see ``../shared/data/README.md``): WMT21 news translations (a research
-release without a stated licence), SummEval / CNN-DailyMail (Apache-2.0 / MIT) and SQuAD v1.1
-(CC BY-SA 4.0); they are kept here only as test data for these detectors.
 """
 
 from __future__ import annotations
@@ -24,12 +26,9 @@ import json
 import math
 import random
 import re
-import sys
-from pathlib import Path
 
 from tests.shared_data import DATA
 
-OUT = Path(__file__).resolve().parent / "labelled.jsonl"
 SEED = 32
 
 REFUSALS = {
@@ -70,7 +69,7 @@ REFUSALS = {
     ],
 }
 _TERMINAL = tuple(".!?。！？…\"'”’")
-_NUMBER = re.compile(r"\d+(?:[.,]\d{3})*(?:[.,]\d+)?")
+_NUMBER = re.compile(r"\d+(?:[.,\u00a0\u202f]\d{3})*(?:[.,]\d+)?")
 
 
 def _load(name: str) -> list[dict[str, object]]:
@@ -79,7 +78,7 @@ def _load(name: str) -> list[dict[str, object]]:
 
 
 def _digits(text: str) -> set[str]:
-    return {re.sub(r"[.,]", "", n).lstrip("0") or "0" for n in _NUMBER.findall(text)}
+    return {re.sub(r"[.,\u00a0\u202f]", "", n).lstrip("0") or "0" for n in _NUMBER.findall(text)}
 
 
 def _drifts(output: str, blessed: str, references: list[str]) -> bool:
@@ -103,8 +102,8 @@ def _numbers_moved(row: dict[str, object]) -> bool:
 
 
 class Builder:
-    def __init__(self) -> None:
-        self.random = random.Random(SEED)
+    def __init__(self, seed: int = SEED) -> None:
+        self.random = random.Random(seed)
         self.rows: list[dict[str, object]] = []
 
     def add(
@@ -216,7 +215,8 @@ def _surface(builder: Builder, text: str, chars: bool) -> str:
     return text + "!" if not text.endswith("!") else text[:-1]
 
 
-def build() -> list[dict[str, object]]:
+def build_shared() -> list[dict[str, object]]:
+    """The rows built from the shared data (which must be there: see ``DATA``)."""
     builder = Builder()
     de_en = _load("mt_wmt21_newstest2021_de-en.Facebook-AI.jsonl")
     de_en_other = {r["id"]: r for r in _load("mt_wmt21_newstest2021_de-en.Online-B.jsonl")}
@@ -533,19 +533,3 @@ def build() -> list[dict[str, object]]:
             labels=("format_break",),
         )
     return builder.rows
-
-
-def main() -> int:
-    if not DATA.is_dir():
-        print(f"no shared data at {DATA}", file=sys.stderr)
-        return 2
-    rows = build()
-    with OUT.open("w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
-    print(f"{len(rows)} rows, {OUT.stat().st_size:,} bytes -> {OUT}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

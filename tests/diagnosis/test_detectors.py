@@ -90,6 +90,46 @@ def test_modes_that_need_the_blessed_output() -> None:
     assert _said("number_change", "2 cars", "two cars", source="Zwei Autos", blessed="cars") is None
 
 
+def test_refusals_in_french_spanish_russian_japanese() -> None:
+    """Openings of declining answers beyond "sorry" (version 2), and ordinary sentences that
+    share their words without declining."""
+    for said in (
+        "Je regrette, mais je ne peux pas donner suite à votre demande.",
+        "Disculpe, pero no puedo responder a esa petición.",
+        "No puedo traducir este contenido.",
+        "Мне жаль, но я не могу ответить на этот запрос.",
+        "Я не могу перевести это сообщение.",
+        "残念ながら、お手伝いすることはできません。",
+        "恐れ入りますが、このリクエストには対応できません。",
+        "ご期待に沿えず申し訳ありません。",
+        "AIアシスタントとして、この内容を翻訳することはできません。",
+    ):
+        assert _said("refusal", said, "Une réponse.") is not None, said
+    for plain in (
+        "Je regrette d'avoir vendu cette maison.",
+        "No puedo creer que ya sea viernes.",
+        "Мне жаль этих людей.",
+        "恐れ入りますが、少々お待ちください。",
+        "残念ながら、試合は雨で中止になった。",
+    ):
+        assert _said("refusal", plain, "Une réponse.") is None, plain
+
+
+def test_language_of_japanese_runs_and_french_elisions() -> None:
+    """A run that starts with kanji and goes on in kana is Japanese, not Chinese; elided
+    French articles count as its function words (version 2)."""
+    japanese = "科学者たちがエクアドルの熱帯雨林でカエルの新種を発見した。"
+    assert _said("language_switch", "残念ながらできません。", japanese) is None
+    assert _said("language_switch", "科学家在厄瓜多尔发现了新物种。", japanese) == (
+        "Japanese → Han"
+    )
+    french = "Le prix d'un litre de lait a augmenté de 15 % en un an."
+    english = "The price of a litre of milk has risen by 15 percent in one year."
+    assert _said("language_switch", english, french) == "French → English"
+    spanish = "El restaurante de la esquina sirve la mejor sopa que he comido nunca."
+    assert _said("language_switch", spanish, french) == "French → Spanish"
+
+
 def test_hard_negatives() -> None:
     assert _said("refusal", "I'm sorry for the delay.", "I am sorry for the delay.") is None
     assert _said("refusal", "The minister said he was sorry.", "He apologised.") is None
@@ -168,7 +208,8 @@ def test_detect_sides_answers_as_detect_side_on_the_labelled_set() -> None:
     )
     now, before = detect_sides(current, blessed, detectors())
     assert (now, before) == (detect_side(current, detectors()), detect_side(blessed, detectors()))
-    assert sum(1 for e in current if e.output == e.blessed) > 100  # the reuse was exercised
+    # The reuse was exercised (71 unchanged outputs in the own sentences alone).
+    assert sum(1 for e in current if e.output == e.blessed) > 60
 
 
 @settings(max_examples=60, deadline=None)

@@ -40,20 +40,25 @@ _START = re.compile(
     # French
     r"|je suis (?:vraiment |sincèrement )?(?:désolée?|navrée?)\b|désolée?[,!.]?\s"
     r"|je ne (?:peux|suis) pas (?:vous )?(?:aider|répondre|fournir|en mesure)"
-    r"|(?:malheureusement,? )?je ne peux pas\b"
+    r"|(?:malheureusement,? )?je ne peux pas\b|je regrette,? mais\b"
     # Spanish
     r"|lo (?:siento|lamento)\b"
-    r"|(?:lamentablemente,? )?no puedo (?:ayudar|proporcionar|responder|hacer|cumplir)"
-    r"|perdón,? pero\b|disculpa(?:s|me)?,? pero\b"
+    r"|(?:lamentablemente,? )?no puedo (?:ayudar|proporcionar|responder|hacer|cumplir"
+    r"|traducir|resumir|generar|escribir|realizar)"
+    r"|no estoy en (?:condiciones|disposición) de\b"
+    r"|(?:perdón|perdone|perdona|disculpa|disculpas|discúlpame|disculpe|discúlpeme),? pero\b"
     # Russian
     r"|(?:извините|простите|прошу прощения)\b|к сожалению,? (?:я|мы) не\b"
-    r"|я не могу (?:помочь|выполнить|ответить|предоставить)"
+    r"|мне (?:очень )?жаль,? но\b|я не в состоянии\b"
+    r"|я не могу (?:помочь|выполнить|ответить|предоставить|перевести|сделать|написать)"
     # Chinese
     r"|(?:很|非常|十分)?(?:抱歉|对不起|不好意思)"
     r"|(?:我|我们)(?:无法|不能|没办法)(?:帮|回答|提供|完成|满足|协助|翻译|总结)"
     # Japanese
     r"|(?:大変)?申し訳(?:ありません|ございません|ない)|すみません|ごめんなさい"
     r"|(?:お手伝い|お答え|回答|対応)(?:することは)?できません"
+    r"|(?:残念ながら|恐れ入りますが|恐縮ですが)[、,]?[^。！？]{0,40}?(?:できません|いたしかねます)"
+    r"|ご期待に(?:沿え|添え)(?:ず|なくて)"
     r")",
 )
 
@@ -71,7 +76,7 @@ _ANYWHERE = re.compile(
     r"|\bcomo (?:una? )?(?:ia|inteligencia artificial|modelo de lenguaje)\b"
     r"|\bкак (?:ии|искусственный интеллект|языковая модель)\b"
     r"|作为(?:一个|一名)?(?:ai|人工智能|语言模型|ai语言模型|ai助手)"
-    r"|(?:ai|人工知能|言語モデル)として"
+    r"|(?:ai|人工知能|言語モデル)(?:アシスタント)?として"
     r")",
 )
 
@@ -103,7 +108,7 @@ _KEY = re.compile("|".join(map(re.escape, _KEYS)))
 # refusal may start with after it (the first letters of _START's branches and _LEAD's words):
 # a text starting otherwise is not matched against _START.
 _LEAD_CHARS = "".join(chr(code) for code in range(0x3001) if chr(code).isspace()) + "\"'“„«「『*#>-"
-_FIRST = frozenset("iwsmauohlekdjnpипкя很非十抱对不我大申すごお回対")
+_FIRST = frozenset("iwsmauohlekdjnpипкмя很非十抱对不我大申すごお回対残恐")
 # Characters read for the phrases that count anywhere.
 _READ = 1000
 
@@ -124,7 +129,7 @@ def _refusal(text: str) -> str | None:
 
 class Refusal:
     name = "refusal"
-    version = 1
+    version = 2
     same_when_unchanged = True
 
     def __call__(self, example: Example, context: SideContext) -> str | None:

@@ -22,6 +22,7 @@ def test_bench_diagnosis_run_reports_the_added_cost() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(done.stdout[: done.stdout.rindex("}") + 1])
     assert report["n"] == 2000 and report["detectors"]["empty"] == 1
-    for label in ("cold", "warm"):
+    for label in ("fresh", "cold", "warm"):
         assert {"added_time_pct", "added_peak_mib"} <= set(report[label])
+    assert "bless_added_time_pct" in report
     assert "budget" in done.stdout.splitlines()[-1]

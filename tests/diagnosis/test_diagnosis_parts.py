@@ -4,6 +4,7 @@ a regression, what changed in git, and the blessed side's cache."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -208,21 +209,41 @@ def test_the_blessed_side_of_a_large_suite_is_diagnosed_once(
 
     predict(10)
     assert _goldgate(tmp_path, monkeypatch, "bless") == 0
+    baseline = json.loads((tmp_path / "goldgate.baseline.json").read_text())
+    stored = baseline["suites"]["s"]["packed"]["categories"]
+    assert len(stored["detectors"]) == 10 and stored["golden_hash"].startswith("sha256:")
     predict(5)
+    # the blessed side's categories come with the baseline (found at bless): nothing cached
     assert _goldgate(tmp_path, monkeypatch, "run") == 0
-    cached = list((tmp_path / ".goldgate" / "diagnosis").glob("blessed-*.npy"))
-    assert len(cached) == 1
+    assert not (tmp_path / ".goldgate" / "diagnosis").exists()
     first = json.loads((tmp_path / "goldgate-report" / "result.json").read_text())
     counts = first["suites"][0]["diagnosis"]["categories"]["empty"]
     assert counts == {"baseline": 500, "current": 1000, "new": 500, "regressed": 500}
+
+    def diagnosis() -> object:
+        result = json.loads((tmp_path / "goldgate-report" / "result.json").read_text())
+        return result["suites"][0]["diagnosis"]["categories"]
+
+    # other detector settings: the stored masks do not hold; diagnosed afresh, then cached
+    config = tmp_path / "goldgate.yaml"
+    config.write_text(config.read_text() + "diagnose: {length_drift: {ratio: 3.0}}\n")
+    assert _goldgate(tmp_path, monkeypatch, "run") == 0
+    cached = list((tmp_path / ".goldgate" / "diagnosis").glob("blessed-*.npy"))
+    assert len(cached) == 1
+    assert diagnosis() == first["suites"][0]["diagnosis"]["categories"]
     # the cached masks are read back: the same counts; a damaged cache is diagnosed afresh
     assert _goldgate(tmp_path, monkeypatch, "run") == 0
-    again = json.loads((tmp_path / "goldgate-report" / "result.json").read_text())
-    assert again["suites"][0]["diagnosis"] == first["suites"][0]["diagnosis"]
+    assert diagnosis() == first["suites"][0]["diagnosis"]["categories"]
     cached[0].write_bytes(b"not numpy")
     assert _goldgate(tmp_path, monkeypatch, "run") == 0
-    third = json.loads((tmp_path / "goldgate-report" / "result.json").read_text())
-    assert third["suites"][0]["diagnosis"] == first["suites"][0]["diagnosis"]
+    assert diagnosis() == first["suites"][0]["diagnosis"]["categories"]
+    # stored masks that were tampered with are not trusted: diagnosed afresh, same answers
+    config.write_text(config.read_text().replace("diagnose: {length_drift: {ratio: 3.0}}\n", ""))
+    stored["data"] = stored["data"][:-8] + "AAAAAAA="
+    (tmp_path / "goldgate.baseline.json").write_text(json.dumps(baseline))
+    shutil.rmtree(tmp_path / ".goldgate" / "diagnosis")
+    assert _goldgate(tmp_path, monkeypatch, "run") == 0
+    assert diagnosis() == first["suites"][0]["diagnosis"]["categories"]
 
 
 def test_patterns_show_control_characters_escaped() -> None:

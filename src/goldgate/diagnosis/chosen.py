@@ -87,3 +87,11 @@ def check_categories(wanted: Sequence[str], chosen: Sequence[Detector], suite: s
                 f"suites.{suite}.max_new names {category!r}, which no detector finds"
                 f"{did_you_mean(category, names)}; the categories: {', '.join(names)}"
             )
+
+
+def detector_identity(detector: Detector) -> str:
+    """What a detector's answers depend on: its class, name, version and settings (a cache
+    of its answers, or the blessed side's stored with a baseline, holds only for the same)."""
+    state = repr(sorted(vars(detector).items())) if hasattr(detector, "__dict__") else ""
+    kind = type(detector)
+    return f"{kind.__module__}.{kind.__qualname__}:{detector.name}:{detector.version}:{state}"

@@ -115,6 +115,29 @@ class PackedStats(PackedBlock):
     columns: list[ColumnType]
 
 
+class PackedCategories(PackedBlock):
+    """The failure modes of each blessed output (its first sample), found at bless time: one
+    little-endian 8-byte mask an example (bit i: ``detectors[i]`` present), so that a run on
+    a fresh checkout takes the blessed side's categories from here instead of diagnosing a
+    million blessed outputs again. Valid only for the same detectors and golden set."""
+
+    #: each detector's identity (class, name, version, settings), in bit order
+    detectors: list[str]
+    #: the golden set's content hash the masks were found against
+    golden_hash: str
+
+    def masks(self, n: int, detectors: Sequence[str], golden_hash: str) -> bytes | None:
+        """The ``n`` masks' raw bytes when they were found by these detectors against this
+        golden set; None when they were not (or are damaged: then a run diagnoses afresh)."""
+        if self.detectors != list(detectors) or self.golden_hash != golden_hash:
+            return None
+        try:
+            raw = unpack_bytes(self.data, self.sha256, "categories", size=8 * n)
+        except PackError:
+            return None
+        return raw if len(raw) == 8 * n else None
+
+
 class PackedExamples(_Model):
     """A large suite's examples, packed; aligned by position with ``ids``."""
 
@@ -126,6 +149,9 @@ class PackedExamples(_Model):
     #: a JSON list of each example's outputs (one per sample)
     outputs: PackedBlock
     stats: dict[str, PackedStats]
+    #: the blessed outputs' failure modes (absent with ``diagnose: off``, or after a
+    #: ``bless --new-only``, whose added examples were not diagnosed)
+    categories: PackedCategories | None = None
 
 
 #: ids a :class:`BlessedOutputs` finds out of order by a scan before it builds its table

@@ -198,6 +198,8 @@ def dumps_baseline(baseline: Baseline) -> str:
         else:
             packs = True
             del suite["examples"]
+            if suite["packed"].get("categories") is None:
+                suite["packed"].pop("categories", None)
     document["schema_version"] = PACKED_SCHEMA_VERSION if packs else BASELINE_SCHEMA_VERSION
     return _dump(document, 0) + "\n"
 

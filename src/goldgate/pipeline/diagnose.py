@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from goldgate.diagnosis.changes import run_changes, signature_changes
-from goldgate.diagnosis.chosen import check_categories, chosen_detectors
+from goldgate.diagnosis.chosen import check_categories, detector_identity
 from goldgate.diagnosis.clusters import MAX_EXAMPLES, Unexplained, find_clusters
 from goldgate.diagnosis.detector import Detector
 from goldgate.diagnosis.headline import headline
@@ -33,11 +33,13 @@ from goldgate.diagnosis.transitions import category_counts, newly
 from goldgate.gate.categories import max_new_checks
 from goldgate.gate.rules import verdict_of
 from goldgate.io.atomic import write_bytes_atomic
-from goldgate.model.baseline import PACK_MIN_EXAMPLES, Baseline, SuiteBaseline
+from goldgate.model.baseline import PACK_MIN_EXAMPLES, Baseline, PackedCategories, SuiteBaseline
 from goldgate.model.config import Config
 from goldgate.model.diagnosis import Changes, SuiteDiagnosis
 from goldgate.model.example_table import DiagnosisColumns, example_table
+from goldgate.model.packed import json_bytes
 from goldgate.model.result import CheckStatus, SuiteResult, Verdict, gain
+from goldgate.pipeline.blessed_categories import configured_detectors, stored_masks
 from goldgate.pipeline.score import ScoredSuite
 
 #: a per-example score worse than the blessed one by more than this has regressed
@@ -60,20 +62,19 @@ class BlessedFacts:
     signatures: dict[str, str]
     #: the packed outputs' digest (a large suite): the blessed side's masks are cached by it
     outputs_digest: str | None
+    #: the blessed outputs' categories found at bless time (a large suite), aligned with
+    #: the blessed ids, whose packed JSON has this digest
+    categories: PackedCategories | None = None
+    ids_sha256: str | None = None
 
 
 def prepare(
     config: Config, baseline: Baseline | None, baseline_ref: str | None
 ) -> RunDiagnosis | None:
     """The run's detectors and changes; None when the configuration turns diagnosis off."""
-    settings = config.diagnose
-    if settings is None:
+    detectors = configured_detectors(config)
+    if detectors is None:
         return None
-    detectors = chosen_detectors(
-        disable=settings.disable,
-        extra=settings.detectors,
-        length_drift=settings.length_drift.model_dump(exclude_none=True),
-    )
     for name, suite in config.suites.items():
         check_categories(list(suite.max_new), detectors, name)
     changes = (
@@ -96,13 +97,9 @@ def blessed_facts(suite: SuiteBaseline) -> BlessedFacts:
     return BlessedFacts(
         signatures={spec: metric.signature for spec, metric in suite.metrics.items()},
         outputs_digest=packed.outputs.sha256 if packed is not None else None,
+        categories=packed.categories if packed is not None else None,
+        ids_sha256=packed.ids.sha256 if packed is not None else None,
     )
-
-
-def _identity(detector: Detector) -> str:
-    state = repr(sorted(vars(detector).items())) if hasattr(detector, "__dict__") else ""
-    kind = type(detector)
-    return f"{kind.__module__}.{kind.__qualname__}:{detector.name}:{detector.version}:{state}"
 
 
 def _cache_path(
@@ -113,7 +110,7 @@ def _cache_path(
     if facts is None or facts.outputs_digest is None or len(ids) < PACK_MIN_EXAMPLES:
         return None
     key = hashlib.sha256()
-    for part in (facts.outputs_digest, golden_hash, *map(_identity, run.detectors)):
+    for part in (facts.outputs_digest, golden_hash, *map(detector_identity, run.detectors)):
         key.update(part.encode("utf-8", "surrogatepass") + b"\0")
     key.update("\n".join(ids).encode("utf-8", "surrogatepass"))
     return run.cache_dir / f"blessed-{key.hexdigest()[:32]}.npy"
@@ -181,6 +178,12 @@ def diagnose_suite(
     names = [d.name for d in detectors]
     cache = _cache_path(run, facts, table.ids, suite.golden_hash) if n else None
     cached = _cached(cache, n)
+    if cached is None and facts is not None and facts.categories is not None:
+        # found at bless time (a fresh checkout has no cache), for the same examples in the
+        # same order
+        same = hashlib.sha256(json_bytes(list(table.ids))).hexdigest() == facts.ids_sha256
+        if same:
+            cached = stored_masks(facts.categories, detectors, suite.golden_hash, n)
     masks = diagnose_sides(
         table.diagnosis_inputs,
         n,

@@ -27,6 +27,7 @@ from goldgate.model.baseline_io import read_baseline, write_baseline
 from goldgate.model.config import Config
 from goldgate.model.golden_index import file_chunks
 from goldgate.model.result import RunResult, SignificanceSettings, SuiteResult, Verdict
+from goldgate.pipeline.blessed_categories import with_blessed_categories
 from goldgate.pipeline.compare import example_digests
 from goldgate.pipeline.plan import goldens_label, relative_path
 from goldgate.pipeline.score import ScoredSuite
@@ -226,6 +227,12 @@ def write_blessed(
 
     ``suites`` is the selection the bless was given (None: every suite).
     """
+    # (the blessed outputs' categories found before the lock is taken: a large suite's take
+    # a while, and a bless of another suite need not wait for them)
+    fresh_of = {
+        name: with_blessed_categories(config, scored[name], suite_baseline(config, scored[name]))
+        for name in names
+    }
     # The read-modify-write under the baseline's lock, the file read afresh: a bless of
     # another suite running at the same time lands either before (and is kept) or after (and
     # keeps ours). The bless scored its suites before, outside the lock.
@@ -240,7 +247,7 @@ def write_blessed(
                 (name, suite) for name, suite in existing.suites.items() if name in config.suites
             )
         for name in names:
-            fresh = suite_baseline(config, scored[name])
+            fresh = fresh_of[name]
             old = existing.suites.get(name) if existing is not None and new_only else None
             blessed[name] = fresh if old is None else merge_new_only(old, fresh, scored[name], name)
             if name in failed:

@@ -83,3 +83,17 @@ def test_reused_answers_equal_calling_every_detector(seed: int, capped: bool) ->
         lambda: iter(rows), len(rows), counting, blessed_masks=fast.baseline.copy()
     )
     assert np.array_equal(cached.current, slow.current), seed
+    # and reading again only the examples whose output changed (texts_at) gives them too
+    read: list[int] = []
+
+    def texts_at(at: Sequence[int]) -> list[tuple[str, str | None, Any, Sequence[str]]]:
+        read.extend(at)
+        return [rows[i] for i in at]
+
+    known = diagnose_sides(
+        lambda: iter(rows), len(rows), chosen, blessed_masks=fast.baseline.copy(), texts_at=texts_at
+    )
+    assert np.array_equal(known.current, slow.current), seed
+    assert np.array_equal(known.baseline, slow.baseline), seed
+    if not capped:  # (with a length cap on one side only, truncated is asked again)
+        assert read == [i for i, (out, old, _, _) in enumerate(rows) if out != old]

@@ -102,6 +102,7 @@ def diagnose_sides(
     *,
     blessed_masks: Masks | None = None,
     outputs_only: Callable[[], Iterable[tuple[str, str | None]]] | None = None,
+    texts_at: Callable[[Sequence[int]], Texts] | None = None,
 ) -> SideMasks:
     """Both sides' masks; ``texts()`` gives each example's (output, blessed output, input,
     references), in order, afresh each time it is called (it is read twice: once for each
@@ -109,18 +110,23 @@ def diagnose_sides(
 
     ``blessed_masks`` (the blessed side diagnosed before, aligned with the examples) is used
     instead of diagnosing the blessed outputs again. ``outputs_only()`` (when given) gives
-    each example's (output, blessed output) alone, for the first reading.
+    each example's (output, blessed output) alone, for the first reading. ``texts_at(at)``
+    (when given) gives the texts of the examples at the positions ``at`` alone, in order:
+    with ``blessed_masks`` and every answer of an unchanged output reusable, only the
+    examples whose output changed are read again.
     """
     if len(chosen) > MAX_DETECTORS:
         raise ConfigError(f"at most {MAX_DETECTORS} detectors may run, got {len(chosen)}")
     outputs: list[str] = []
     blessed_outputs: list[str] = []
     has = np.zeros(n, dtype=bool)
+    unchanged = np.zeros(n, dtype=bool)
     pairs = outputs_only() if outputs_only is not None else ((t[0], t[1]) for t in texts())
     for index, (output, old) in enumerate(pairs):
         outputs.append(output)
         if old is not None:
             has[index] = True
+            unchanged[index] = old == output
             blessed_outputs.append(old)
     if len(outputs) != n:
         raise ValueError(f"expected {n} examples, got {len(outputs)}")
@@ -135,6 +141,8 @@ def diagnose_sides(
     # side's answers: from this run's blessed masks or from the cached ones.
     known = diagnose_blessed or blessed_masks is not None
     reused = _reusable(chosen, current_context, blessed_context) if known else 0
+    if blessed_masks is not None and texts_at is not None and reused == (1 << len(chosen)) - 1:
+        return _changed_only(texts_at, chosen, current_context, blessed_masks, has, unchanged)
     current = np.zeros(n, dtype=np.uint64)
     baseline = np.zeros(n, dtype=np.uint64)
     chunk: list[Example] = []
@@ -177,4 +185,29 @@ def diagnose_sides(
         flush()
     if blessed_masks is not None:
         baseline = np.where(has, blessed_masks, np.uint64(0)).astype(np.uint64)
+    return SideMasks(current, baseline, has)
+
+
+def _changed_only(
+    texts_at: Callable[[Sequence[int]], Texts],
+    chosen: Sequence[Detector],
+    context: SideContext,
+    blessed_masks: Masks,
+    has: npt.NDArray[np.bool_],
+    unchanged: npt.NDArray[np.bool_],
+) -> SideMasks:
+    """Both sides when the blessed side is known and every detector's answer holds for an
+    unchanged output: the unchanged take the blessed masks, the others are diagnosed."""
+    baseline = np.where(has, blessed_masks, np.uint64(0)).astype(np.uint64)
+    current = np.where(unchanged, baseline, np.uint64(0)).astype(np.uint64)
+    changed = np.flatnonzero(~unchanged)
+    for start in range(0, len(changed), _CHUNK):
+        at = changed[start : start + _CHUNK]
+        chunk = [
+            Example(output, source_text(raw_input), tuple(references), old)
+            for output, old, raw_input, references in texts_at(at.tolist())
+        ]
+        if len(chunk) != len(at):
+            raise ValueError(f"expected {len(at)} examples, got {len(chunk)}")
+        current[at] = _apply(chunk, chosen, context)
     return SideMasks(current, baseline, has)

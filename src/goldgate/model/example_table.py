@@ -153,6 +153,14 @@ class ExampleTable(Sequence[ExampleResult]):
         for row in self:
             yield row.output, row.baseline_output, row.input, row.references
 
+    def diagnosis_inputs_at(
+        self, positions: Sequence[int]
+    ) -> Iterator[tuple[str, str | None, Any, Sequence[str]]]:
+        """``diagnosis_inputs`` of the examples at ``positions`` (ascending) alone."""
+        for index in positions:
+            row = self[index]
+            yield row.output, row.baseline_output, row.input, row.references
+
     def diagnosis_outputs(self) -> Iterator[tuple[str, str | None]]:
         """Each example's output and blessed output (None when it has none), in order."""
         for output, old, _, _ in self.diagnosis_inputs():
@@ -205,6 +213,25 @@ class DiagnosisColumns:
             if self.has_baseline[index]
             else None,
         }
+
+    def slice_fields(self, start: int, stop: int) -> list[dict[str, Any]]:
+        """``fields`` of the examples ``start`` to ``stop``, for serializing at once: the
+        masks converted a slice at a time, one (read-only, shared) dict per distinct pair."""
+        current = self.current[start:stop].tolist()
+        baseline = self.baseline[start:stop].tolist()
+        has = self.has_baseline[start:stop].tolist()
+        made: dict[tuple[int, int], dict[str, Any]] = {}
+        out = []
+        for now, then, known in zip(current, baseline, has, strict=True):
+            key = (now, then if known else -1)
+            found = made.get(key)
+            if found is None:
+                found = made[key] = {
+                    "current": self.names_of(now),
+                    "baseline": self.names_of(then) if known else None,
+                }
+            out.append(found)
+        return out
 
     def at(self, index: int) -> ExampleDiagnosis:
         return ExampleDiagnosis(**self.fields(index))
@@ -344,6 +371,7 @@ class ExampleColumns(ExampleTable):
             blessed = {s: _paired_column(array, at).tolist() for s, array in paired[1].items()}
             present = (at >= 0).tolist()
         outputs_of = self._baseline_outputs
+        found = self._diagnosis.slice_fields(start, stop) if self._diagnosis is not None else None
         # a slice, not each record by index: packed records are cut out a block at a time
         records = self._records[start:stop]
         for at_slice, record in enumerate(records):
@@ -386,8 +414,8 @@ class ExampleColumns(ExampleTable):
                 notes = {s: n[position] or "" for s, n in self._notes.items() if n[position]}
                 if notes:
                     row["notes"] = notes
-            if self._diagnosis is not None:
-                row["diagnosis"] = self._diagnosis.fields(start + at_slice)
+            if found is not None:
+                row["diagnosis"] = found[at_slice]
             yield row
 
     def row(self, index: int) -> ExampleResult:
@@ -468,6 +496,21 @@ class ExampleColumns(ExampleTable):
                     record.input,
                     record.references,
                 )
+
+    def diagnosis_inputs_at(
+        self, positions: Sequence[int]
+    ) -> Iterator[tuple[str, str | None, Any, Sequence[str]]]:
+        """``diagnosis_inputs`` of the examples at ``positions`` (ascending) alone."""
+        outputs_of = self._baseline_outputs
+        for index in positions:
+            record = self._records[index]
+            old = outputs_of(record.id) if outputs_of is not None else None
+            yield (
+                self._outputs[record.id][0],
+                old[0] if old else None,
+                record.input,
+                record.references,
+            )
 
     def diagnosis_outputs(self) -> Iterator[tuple[str, str | None]]:
         # by id alone: no golden record is decoded for what only the outputs answer

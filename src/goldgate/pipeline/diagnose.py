@@ -190,6 +190,7 @@ def diagnose_suite(
         detectors,
         blessed_masks=cached,
         outputs_only=table.diagnosis_outputs,
+        texts_at=table.diagnosis_inputs_at,
     )
     if cached is None and cache is not None:
         _keep(cache, np.where(masks.has_baseline, masks.baseline, np.uint64(0)))

@@ -210,7 +210,7 @@ def test_the_workflow_run_recipe_binds_the_pull_request_to_the_run() -> None:
     """The number comes from the untrusted run's artifact: the trusted workflow accepts it
     only when that pull request's head is the run's head_sha, and installs goldgate from its
     repository (``pip install goldgate`` finds nothing before the first release)."""
-    (recipe,) = [w for _, w in _readme_workflows() if "workflow_run" in w[True]]
+    (recipe,) = [w for _, w in _readme_workflows() if "workflow_run" in w.get(True, ())]
     steps = [step for job in recipe["jobs"].values() for step in job["steps"]]
     bound = [
         step

@@ -14,9 +14,14 @@ def test_the_page_holds_trends_blesses_regressions_and_flaky_examples(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     html = build(tmp_path, monkeypatch).read_text()
-    assert html.count('<section class="trend"') == 1  # one suite, one metric
-    assert html.count('<g class="hit run"') == 7
-    assert html.count('<g class="hit bless"') == 3
+    # one suite, one metric; then the failure mode the diagnosis counted in some runs
+    metrics = re.findall(
+        r'<section class="trend" id="[^"]*" data-suite="qa" data-metric="([^"]*)"', html
+    )
+    assert metrics == ["exact_match", "category:number_change"]
+    chart = html.split('data-metric="exact_match"', 1)[1].split("</section>", 1)[0]
+    assert chart.count('<g class="hit run"') == 7
+    assert chart.count('<g class="hit bless"') == 3
     assert html.count('data-kind="fail"') == 1  # the run at 30 of 40 (75 < min 80)
     assert html.count('class="band"') >= 1
     # hostile commit messages are text, never markup

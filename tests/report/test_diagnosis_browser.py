@@ -12,14 +12,15 @@ import pytest
 from tests.diagnosis.test_diagnosis_run import _goldgate, _good, _predict, _project
 from tests.report.browser import open_report
 
-HOSTILE = "<img src=x onerror=alert(1)> Sure"
+HOSTILE = "<img src=x onerror=alert(document.domain)> Sure"
 
 
 def _output(index: int, row: dict[str, Any]) -> str:
     if index % 3 == 0:
         return ""
     if index % 3 == 1 and index < 30:
-        return f"{HOSTILE} {index}"
+        # a word of its own, not a number (number_change would explain these)
+        return f"{HOSTILE} {chr(97 + index % 26)}{chr(97 + index * 7 % 26)}x"
     return _good(index, row)
 
 
@@ -27,6 +28,10 @@ def test_categories_table_filter_and_sort(
     browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = _project(tmp_path, gate="{max_drop: 1.0}")
+    # a sentence in place of a short answer is a real length drift (and drops the answer's
+    # number): off, so that those outputs stay unexplained and are clustered
+    config = root / "goldgate.yaml"
+    config.write_text(config.read_text() + "diagnose: {disable: [length_drift, number_change]}\n")
     _predict(root, _good)
     assert _goldgate(root, monkeypatch, "bless") == 0
     _predict(root, _output)
@@ -38,7 +43,9 @@ def test_categories_table_filter_and_sort(
     cells = page.eval_on_selector_all(
         "table.categories tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
     )
-    assert cells == [["empty", "0", "22", "22", "22"]]
+    # every category, most regressed first; only empty was found
+    assert cells[0] == ["empty", "0", "22", "22", "22"]
+    assert len(cells) == 8 and all(row[1:] == ["0", "0", "0", "0"] for row in cells[1:])
     clusters = page.eval_on_selector_all("ul.clusters li", "items => items.map(i => i.textContent)")
     assert clusters and clusters[0].startswith(f"10 now begin with '{HOSTILE.split()[0]}")
     assert page.locator("ul.clusters img").count() == 0  # shown as text

@@ -24,11 +24,15 @@ def test_history_page_in_chromium(
     assert watched.errors == [] and watched.console == [] and watched.dialogs == []
     assert watched.foreign_requests() == []
     assert page.text_content("h1") == "goldgate history"
-    assert page.locator("section.trend svg.trend").count() == 1
-    assert page.locator("g.hit.run").count() == 7
-    assert page.locator("g.hit.bless").count() == 3
+    # one metric's chart first, then the failure mode the diagnosis counted in some runs
+    metrics = page.locator('section.trend:not([data-metric^="category:"])')
+    assert metrics.locator("svg.trend").count() == 1
+    assert page.locator('section.trend[data-metric="category:number_change"]').count() == 1
+    assert page.locator("section.trend").first.get_attribute("data-metric") == "exact_match"
+    assert metrics.locator("g.hit.run").count() == 7
+    assert metrics.locator("g.hit.bless").count() == 3
     # the chart is drawn where it should be: inside the viewBox, the band behind the line
-    box = page.locator("svg.trend").bounding_box()
+    box = metrics.locator("svg.trend").bounding_box()
     assert box is not None and box["width"] > 600 and box["height"] > 150
     ring = page.locator("circle.fail")
     assert ring.count() == 1

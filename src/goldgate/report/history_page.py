@@ -77,6 +77,9 @@ def build_charts(view: HistoryView) -> list[Chart]:
     runs = view.series()
     blessed = view.blessed_trends()
     keys = list(dict.fromkeys([*runs, *blessed]))
+    # each suite's metrics first, then the failure-mode counts the diagnosis recorded
+    suites = list(dict.fromkeys(suite for suite, _ in keys))
+    keys.sort(key=lambda key: (suites.index(key[0]), key[1].startswith("category:")))
     charts = []
     for suite, metric in keys:
         events = [

@@ -25,4 +25,5 @@ def test_bench_diagnosis_run_reports_the_added_cost() -> None:
     for label in ("fresh", "cold", "warm"):
         assert {"added_time_pct", "added_peak_mib"} <= set(report[label])
     assert "bless_added_time_pct" in report
+    assert report["stage"]["fresh"]["stage_seconds"] > 0
     assert "budget" in done.stdout.splitlines()[-1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from goldgate.metrics import PARALLEL_MIN_EXAMPLES
 
@@ -245,3 +245,21 @@ def publish_to_gitlab(
             f"goldgate: warning: no merge-request note ({outcome.note.detail}); the report is"
             " in this job's log and artifacts"
         )
+
+
+def read_saved_document(path: Path) -> tuple[str, dict[str, Any]]:
+    """A saved result or baseline file: its text and its JSON object; ``InputError``
+    naming the file when it is missing, not UTF-8, not JSON or not an object."""
+    from goldgate.errors import InputError
+    from goldgate.io.inputs import json_problem, loads_json, read_regular
+
+    try:
+        text = read_regular(path, InputError, what="result or baseline").decode("utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 (byte {exc.start})") from None
+    document = loads_json(text, str(path), InputError, allow_duplicates=True, describe=json_problem)
+    if not isinstance(document, dict):
+        raise InputError(f"{path}: not a goldgate result or baseline (not a JSON object)")
+    return text, document

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from goldgate.cli.commands._common import table
+from goldgate.cli.commands._common import read_saved_document, table
 from goldgate.errors import InputError
 from goldgate.model.config import Config
 from goldgate.pipeline.compare_many import Comparison, SystemSide
@@ -118,19 +118,10 @@ def _read(
     path: Path, label: str, config: Config | None, notes: list[str], only: list[str] | None
 ) -> tuple[SystemSide, object]:
     """A result or a baseline, told apart by its schema version; its recorded significance."""
-    from goldgate.io.inputs import json_problem, loads_json, read_regular
     from goldgate.model.baseline import BASELINE_SCHEMA_VERSIONS
     from goldgate.pipeline.compare_many import read_baseline_side, read_result_side
 
-    try:
-        text = read_regular(path, InputError, what="result or baseline").decode("utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 (byte {exc.start})") from None
-    document = loads_json(text, str(path), InputError, allow_duplicates=True, describe=json_problem)
-    if not isinstance(document, dict):
-        raise InputError(f"{path}: not a goldgate result or baseline (not a JSON object)")
+    text, document = read_saved_document(path)
     if document.get("schema_version") in BASELINE_SCHEMA_VERSIONS:
         return read_baseline_side(path, text, label, config, notes, only), None
     side = read_result_side(path, label, config, notes, only)

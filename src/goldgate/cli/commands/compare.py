@@ -16,6 +16,7 @@ from goldgate.cli.commands._common import (
     add_quiet_argument,
     add_suite_argument,
     number,
+    read_saved_document,
     signed,
     table,
 )
@@ -67,22 +68,12 @@ class _Scores:
 
 def read_scores(path: Path) -> _Scores:
     """The suite scores of a result or baseline file; ``InputError`` naming it otherwise."""
-    from goldgate.errors import InputError
-    from goldgate.io.inputs import json_problem, loads_json, read_regular
     from goldgate.metrics.registry import builtin_higher_is_better
     from goldgate.model.baseline import BASELINE_SCHEMA_VERSIONS
     from goldgate.model.baseline_io import parse_baseline
     from goldgate.model.result import RunResult
 
-    try:
-        text = read_regular(path, InputError, what="result or baseline").decode("utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 (byte {exc.start})") from None
-    document = loads_json(text, str(path), InputError, allow_duplicates=True, describe=json_problem)
-    if not isinstance(document, dict):
-        raise InputError(f"{path}: not a goldgate result or baseline (not a JSON object)")
+    text, document = read_saved_document(path)
     kind = document.get("schema_version")
     if kind in BASELINE_SCHEMA_VERSIONS:
         baseline = parse_baseline(text, str(path))

@@ -146,7 +146,6 @@ def diagnose_sides(
     current = np.zeros(n, dtype=np.uint64)
     baseline = np.zeros(n, dtype=np.uint64)
     chunk: list[Example] = []
-    same: list[bool] = []
     old_chunk: list[Example] = []
     old_at: list[int] = []
     start = 0
@@ -162,12 +161,11 @@ def diagnose_sides(
             chosen,
             current_context,
             reused=reused,
-            unchanged=np.asarray(same, dtype=bool),
+            unchanged=unchanged[start:end],
             before=before[start:end],
         )
         start = end
         chunk.clear()
-        same.clear()
         old_chunk.clear()
         old_at.clear()
 
@@ -175,7 +173,6 @@ def diagnose_sides(
         source = source_text(raw_input)
         refs = tuple(references)
         chunk.append(Example(output, source, refs, old))
-        same.append(old is not None and old == output)
         if old is not None and diagnose_blessed:
             old_chunk.append(Example(old, source, refs, None))
             old_at.append(index)

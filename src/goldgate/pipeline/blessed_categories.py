@@ -11,7 +11,8 @@ found with, and diagnoses afresh otherwise: the same answers either way.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import functools
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,17 @@ def configured_detectors(config: Config) -> tuple[Detector, ...] | None:
     )
 
 
+def scored_texts(
+    scored: ScoredSuite, blessed: Callable[[str], Sequence[str] | None] | None
+) -> Iterator[tuple[str, str | None, Any, Sequence[str]]]:
+    """What the detectors read of a scored suite, in golden order: each example's output
+    (its first sample), its blessed output (from ``blessed``: id → blessed outputs), its
+    input and references."""
+    for record in scored.golden.records:
+        old = blessed(record.id) if blessed is not None else None
+        yield scored.outputs[record.id][0], old[0] if old else None, record.input, record.references
+
+
 def with_blessed_categories(
     config: Config, scored: ScoredSuite, suite: SuiteBaseline
 ) -> SuiteBaseline:
@@ -48,14 +60,9 @@ def with_blessed_categories(
     chosen = configured_detectors(config)
     if chosen is None:
         return suite
-    records = scored.golden.records
-
-    def texts() -> Iterator[tuple[str, str | None, Any, Sequence[str]]]:
-        # each output judged as the blessed side is: with no other side to compare with
-        for record in records:
-            yield scored.outputs[record.id][0], None, record.input, record.references
-
-    masks = diagnose_sides(texts, len(records), chosen).current
+    # each output judged as the blessed side is: with no other side to compare with
+    texts = functools.partial(scored_texts, scored, None)
+    masks = diagnose_sides(texts, len(scored.golden.records), chosen).current
     sha256, data = pack_bytes(masks.astype("<u8").tobytes())
     categories = PackedCategories(
         sha256=sha256,
@@ -81,4 +88,4 @@ def stored_masks(
     return masks
 
 
-__all__ = ["configured_detectors", "stored_masks", "with_blessed_categories"]
+__all__ = ["configured_detectors", "scored_texts", "stored_masks", "with_blessed_categories"]

@@ -13,12 +13,13 @@ taken while the baseline is held) and :func:`diagnose_suite`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -39,7 +40,7 @@ from goldgate.model.diagnosis import Changes, SuiteDiagnosis
 from goldgate.model.example_table import DiagnosisColumns, example_table
 from goldgate.model.packed import json_bytes
 from goldgate.model.result import CheckStatus, SuiteResult, Verdict, gain
-from goldgate.pipeline.blessed_categories import configured_detectors, stored_masks
+from goldgate.pipeline.blessed_categories import configured_detectors, scored_texts, stored_masks
 from goldgate.pipeline.score import ScoredSuite
 
 #: a per-example score worse than the blessed one by more than this has regressed
@@ -274,17 +275,7 @@ def review_max_new(
         return review
     records = scored.golden.records
     blessed = previous.blessed_outputs() if previous is not None else None
-
-    def texts() -> Iterator[tuple[str, str | None, Any, Sequence[str]]]:
-        for record in records:
-            old = blessed(record.id) if blessed is not None else None
-            yield (
-                scored.outputs[record.id][0],
-                old[0] if old else None,
-                record.input,
-                record.references,
-            )
-
+    texts = functools.partial(scored_texts, scored, blessed)
     masks = diagnose_sides(texts, len(records), run.detectors)
     ids = [record.id for record in records]
     checks = list(review.checks) + max_new_checks(

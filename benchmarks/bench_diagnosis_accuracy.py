@@ -29,6 +29,7 @@ import tempfile
 import time
 import tracemalloc
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +41,7 @@ from tests.diagnosis.test_accuracy import PRECISION, RECALL  # noqa: E402
 from tests.shared_data import DATA  # noqa: E402
 
 from goldgate.diagnosis.detect import detect_side, detect_sides, side_context  # noqa: E402
-from goldgate.diagnosis.detector import Example  # noqa: E402
+from goldgate.diagnosis.detector import Detector, Example  # noqa: E402
 from goldgate.diagnosis.detectors import language_switch  # noqa: E402
 from goldgate.diagnosis.registry import detectors  # noqa: E402
 
@@ -142,6 +143,21 @@ def throughput(examples: list[Example]) -> None:
     print(f"  {'all (detect_side)':<16} {len(examples) / seconds:>11,.0f} /s {per:6.2f} µs")
 
 
+def _time_sides(
+    current: list[Example], blessed: list[Example], chosen: Sequence[Detector]
+) -> tuple[float, float]:
+    """CPU seconds of ``detect_side`` on each side, and of ``detect_sides`` on both."""
+    _forget()
+    start = time.process_time()
+    detect_side(current, chosen)
+    detect_side(blessed, chosen)
+    apart = time.process_time() - start
+    _forget()
+    start = time.process_time()
+    detect_sides(current, blessed, chosen)
+    return apart, time.process_time() - start
+
+
 def both_sides(examples: list[Example], changed: float = 0.1) -> None:
     """A run's diagnosis: both sides of a suite whose current outputs differ from the blessed
     ones on ``changed`` of the examples (every tenth, the other system's output)."""
@@ -152,15 +168,7 @@ def both_sides(examples: list[Example], changed: float = 0.1) -> None:
         Example(other.output if i % step == 0 else e.output, e.source, e.references, e.output)
         for i, (e, other) in enumerate(zip(examples, examples[1:] + examples[:1], strict=True))
     ]
-    _forget()
-    start = time.process_time()
-    detect_side(current, chosen)
-    detect_side(blessed, chosen)
-    apart = time.process_time() - start
-    _forget()
-    start = time.process_time()
-    detect_sides(current, blessed, chosen)
-    together = time.process_time() - start
+    apart, together = _time_sides(current, blessed, chosen)
     print(f"(d) both sides, {changed:.0%} of outputs changed, {len(examples):,} examples")
     print(f"  detect_side twice  {apart / len(examples) * 1e6:6.2f} µs an example")
     print(f"  detect_sides       {together / len(examples) * 1e6:6.2f} µs an example")
@@ -186,15 +194,7 @@ def at_scale(size: int) -> None:
     current = [Example(e.output, e.source, e.references, e.output) for e in blessed]
     del goldens, outputs
     chosen = detectors()
-    _forget()
-    start = time.process_time()
-    detect_side(current, chosen)
-    detect_side(blessed, chosen)
-    apart = time.process_time() - start
-    _forget()
-    start = time.process_time()
-    detect_sides(current, blessed, chosen)
-    together = time.process_time() - start
+    apart, together = _time_sides(current, blessed, chosen)
     _forget()
     gc.collect()
     tracemalloc.start()  # a second pass, for memory alone: tracing slows it several times

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 from goldgate.diagnosis.detector import Example, SideContext
 from goldgate.diagnosis.detectors._text import bounded
@@ -179,10 +180,16 @@ _reference_languages: dict[str, str | None] = {}
 _UNKNOWN = "?"
 
 
-def _remember(cache: dict[str, str | None], reference: str, found: str | None) -> str | None:
-    if len(cache) >= _REMEMBER:
-        cache.clear()
-    cache[reference] = found
+def _remembered(
+    cache: dict[str, str | None], reference: str, find: Callable[[str], str | None]
+) -> str | None:
+    """``find(reference)``, kept in ``cache`` (cleared when full): references repeat."""
+    found = cache.get(reference, _UNKNOWN)
+    if found == _UNKNOWN:
+        found = find(reference)
+        if len(cache) >= _REMEMBER:
+            cache.clear()
+        cache[reference] = found
     return found
 
 
@@ -197,9 +204,7 @@ class LanguageSwitch:
             return None
         expected = []
         for reference in example.references:
-            found = _reference_scripts.get(reference, _UNKNOWN)
-            if found == _UNKNOWN:
-                found = _remember(_reference_scripts, reference, script(reference))
+            found = _remembered(_reference_scripts, reference, script)
             if found == written:
                 break
             if found is not None:
@@ -215,9 +220,7 @@ class LanguageSwitch:
             return None
         languages = []
         for reference in example.references:
-            other = _reference_languages.get(reference, _UNKNOWN)
-            if other == _UNKNOWN:
-                other = _remember(_reference_languages, reference, latin_language(reference))
+            other = _remembered(_reference_languages, reference, latin_language)
             if other == language:
                 return None
             if other is not None:
